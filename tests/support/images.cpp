@@ -1,0 +1,114 @@
+#include "support/images.h"
+
+#include "gpu/cuda_check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+namespace vp::test {
+
+HostImage makeRandom(int width, int height, uint64_t seed) {
+  HostImage img(width, height);
+  SplitMix64 rng(seed);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      uint64_t v = rng.next();
+      img.at(x, y) = make_uchar4(uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24));
+    }
+  return img;
+}
+
+HostImage makeNatural(int width, int height, uint64_t seed, float phase) {
+  HostImage img(width, height);
+  SplitMix64 rng(seed);
+  struct Blob {
+    float cx, cy, r, red, green, blue;
+  };
+  Blob blobs[6];
+  for (Blob& b : blobs) {
+    b.cx = float(rng.next() % 1000) / 1000.f;
+    b.cy = float(rng.next() % 1000) / 1000.f;
+    b.r = 0.08f + float(rng.next() % 1000) / 5000.f;
+    b.red = float(rng.next() % 256);
+    b.green = float(rng.next() % 256);
+    b.blue = float(rng.next() % 256);
+  }
+  const float w = float(std::max(width, 1)), h = float(std::max(height, 1));
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      float u = x / w, v = y / h;
+      float r = 40.f + 150.f * u, g = 60.f + 120.f * v, b = 200.f - 120.f * u * v;
+      for (int i = 0; i < 6; ++i) {
+        const Blob& bl = blobs[i];
+        float dx = u - bl.cx - 0.05f * phase * float(i % 3 - 1), dy = v - bl.cy - 0.03f * phase;
+        float d = std::sqrt(dx * dx + dy * dy) / bl.r;
+        float a = std::clamp(1.5f - d, 0.f, 1.f);  // soft edge
+        r += a * (bl.red - r);
+        g += a * (bl.green - g);
+        b += a * (bl.blue - b);
+      }
+      int noise = int(rng.next() % 9) - 4;
+      auto px = [&](float c) { return uint8_t(std::clamp(int(c) + noise, 1, 255)); };
+      img.at(x, y) = make_uchar4(px(r), px(g), px(b), 255);
+    }
+  return img;
+}
+
+std::vector<uint8_t> randomBytes(size_t n, uint64_t seed) {
+  std::vector<uint8_t> out(n);
+  SplitMix64 rng(seed);
+  for (auto& b : out) b = uint8_t(rng.next() >> 24);
+  return out;
+}
+
+void poison(const DeviceImage& image) {
+  VP_CUDA_CHECK(cudaMemset2D(image.view().data, image.pitch(), kPoison, image.pitch(), image.height()));
+}
+
+void poison(HostImage& image) {
+  std::memset(static_cast<void*>(image.data()), kPoison, image.pitch() * image.height());
+}
+
+void upload(const HostImage& src, const DeviceImage& dst) {
+  VP_CUDA_CHECK(cudaMemcpy2D(dst.view().data, dst.pitch(), src.data(), src.pitch(), src.pitch(), src.height(),
+                             cudaMemcpyHostToDevice));
+}
+
+DeviceImage upload(const HostImage& image) {
+  DeviceImage d(image.width(), image.height());
+  upload(image, d);
+  return d;
+}
+
+HostImage download(const DeviceImage& image) {
+  HostImage h(image.width(), image.height());
+  VP_CUDA_CHECK(cudaMemcpy2D(h.data(), h.pitch(), image.view().data, image.pitch(), h.pitch(), h.height(),
+                             cudaMemcpyDeviceToHost));
+  return h;
+}
+
+ImageDiff compare(const HostImage& got, const HostImage& want) {
+  ImageDiff d;
+  if (got.width() != want.width() || got.height() != want.height()) {
+    d.differing = size_t(-1);
+    d.first = "size mismatch";
+    return d;
+  }
+  for (int y = 0; y < got.height(); ++y)
+    for (int x = 0; x < got.width(); ++x) {
+      uchar4 a = got.at(x, y), b = want.at(x, y);
+      if (a.x != b.x || a.y != b.y || a.z != b.z || a.w != b.w) {
+        if (d.differing++ == 0) {
+          char buf[160];
+          std::snprintf(buf, sizeof buf, "at (%d,%d): got (%d,%d,%d,%d) want (%d,%d,%d,%d)", x, y, a.x, a.y, a.z,
+                        a.w, b.x, b.y, b.z, b.w);
+          d.first = buf;
+        }
+      }
+    }
+  return d;
+}
+
+}  // namespace vp::test

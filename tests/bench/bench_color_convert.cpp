@@ -1,0 +1,74 @@
+// Colour conversion throughput: native layouts -> RGBA8 per format on the GPU (1080p, and
+// 4K for yuv420p / nv12), RGBA8 -> yuv420p on the GPU, and the CPU twin for yuv420p.
+// Inputs are tightly packed (frameLayout(..., 1)) in device memory; the RGBA image is
+// pitched (cudaMallocPitch). Bytes processed = bytes read + bytes written.
+#include "gpu/color_convert.h"
+#include "support/cuda_bench.h"
+#include "support/images.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace vp::test {
+namespace {
+
+const ColorSpace kSpace{ColorMatrix::Bt709, ColorRange::Limited};
+
+void BM_ConvertToRgbaGpu(benchmark::State& state) {
+  if (skipWithoutGpu(state)) return;
+  const auto format = PixelFormat(state.range(0));
+  const int w = int(state.range(1)), h = int(state.range(2));
+  const FrameLayout layout = frameLayout(format, w, h);
+  const std::vector<uint8_t> bytes = randomBytes(layout.bytes, 1);
+  DeviceBuffer src(layout.bytes);
+  VP_CUDA_CHECK(cudaMemcpy(src.get(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
+  DeviceImage dst(w, h);
+  const PlanarView view = planarView(layout, src.get());
+  Stream s;
+  timeCudaLoop(state, s, [&](cudaStream_t st) { convertToRgbaGpu(view, dst.view(), kSpace, st); });
+  state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(layout.bytes + size_t(w) * h * 4));
+  state.SetLabel(std::string(pixelFormatName(format)));
+}
+
+void formatArgs(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"fmt", "w", "h"});
+  for (int f = int(PixelFormat::Yuv420p); f <= int(PixelFormat::Bgra); ++f) b->Args({f, 1920, 1080});
+  b->Args({int(PixelFormat::Yuv420p), 3840, 2160});
+  b->Args({int(PixelFormat::Nv12), 3840, 2160});
+}
+BENCHMARK(BM_ConvertToRgbaGpu)->Apply(formatArgs)->UseManualTime()->Unit(benchmark::kMicrosecond);
+
+void BM_Rgba2Yuv420pGpu(benchmark::State& state) {
+  if (skipWithoutGpu(state)) return;
+  const int w = int(state.range(0)), h = int(state.range(1));
+  const FrameLayout layout = frameLayout(PixelFormat::Yuv420p, w, h);
+  const DeviceImage src = upload(makeNatural(w, h, 3));
+  DeviceBuffer dst(layout.bytes);
+  Stream s;
+  timeCudaLoop(state, s, [&](cudaStream_t st) { rgbaToYuv420pGpu(src.view(), layout, dst.get(), kSpace, st); });
+  state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(layout.bytes + size_t(w) * h * 4));
+}
+BENCHMARK(BM_Rgba2Yuv420pGpu)
+    ->ArgNames({"w", "h"})
+    ->Args({1920, 1080})
+    ->Args({3840, 2160})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+void BM_ConvertToRgbaCpu(benchmark::State& state) {
+  const int w = int(state.range(0)), h = int(state.range(1));
+  const FrameLayout layout = frameLayout(PixelFormat::Yuv420p, w, h);
+  const std::vector<uint8_t> bytes = randomBytes(layout.bytes, 1);
+  HostImage dst(w, h);
+  const PlanarView view = planarView(layout, bytes.data());
+  for (auto _ : state) {
+    convertToRgbaCpu(view, dst.view(), kSpace);
+    benchmark::DoNotOptimize(dst.data());
+  }
+  state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(layout.bytes + size_t(w) * h * 4));
+}
+BENCHMARK(BM_ConvertToRgbaCpu)->ArgNames({"w", "h"})->Args({1920, 1080})->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace vp::test

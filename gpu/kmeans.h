@@ -1,0 +1,92 @@
+// K-means colour segmentation of RGBA8 frames: the CUDA launcher and its CPU twin.
+//
+// Method: Lloyd's algorithm on the R,G,B of all N = width*height pixels (alpha is
+// carried through). Each iteration assigns every pixel to the centre with the lowest
+// score (kmeans_math.h: |c|^2 - 2 p.c as a chain of fused multiply-adds, ties to the
+// lowest index), sums the assigned pixels per cluster in 64-bit integers (so the sums
+// do not depend on scheduling), and moves each centre to (float)((double)sum / count);
+// an empty cluster keeps its centre. shift2 = the largest squared centre move; the loop
+// stops when shift2 < epsilon or after maxIterations. A final assignment against the
+// final centres writes the labels, the output image (each pixel = its centre's colour,
+// roundf, clamped; alpha copied) and cost = sum over pixels of the rounded squared
+// distance (double) to its centre. GPU and CPU results are equal bit for bit.
+//
+// Initial centres: Uniform = pixels at raster index floor(j*N/k); KmeansPlusPlus =
+// k-means++ on M = min(N, 16384) pixels at floor(i*N/M) with integer D2 weights and
+// SplitMix64(seed); Warm = the centres already in the state (the previous frame's).
+//
+// Parameters: k in 1..32, maxIterations >= 0, epsilon (squared 8-bit levels).
+// Complexity: O(N * k) per iteration, O(M * k^2) for k-means++.
+//
+// GPU: one persistent cooperative kernel runs every iteration (one grid barrier per
+// iteration, triple-buffered cluster sums), so a frame costs one launch (two with
+// k-means++) and no host synchronisation; everything it produces stays on the device.
+#pragma once
+
+#include "gpu/cuda_resources.h"
+#include "gpu/image.h"
+#include "gpu/kmeans_math.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace vp {
+
+enum class KmeansInit { Uniform, KmeansPlusPlus, Warm };
+
+struct KmeansParams {
+  int k = 8;                 // clusters, 1..kMaxClusters
+  int maxIterations = 20;    // Lloyd iterations at most (0: assign to the initial centres)
+  float epsilon = 0.01f;     // stop once the largest squared centre shift < epsilon (8-bit levels^2)
+  KmeansInit init = KmeansInit::Uniform;
+  uint64_t seed = 0x5eed;    // k-means++ random sequence
+};
+
+// Persistent across frames (device memory for the GPU, host memory for the CPU twin).
+struct KmeansState {
+  float centres[kMaxClusters][4] = {};  // r, g, b, unused; in: warm-start centres, out: final centres (first k)
+  int k = 0;                       // clusters of the last run
+  int iterations = 0;              // Lloyd iterations the last run used
+  uint64_t cost = 0;               // sum of rounded squared pixel-centre distances (8-bit levels^2)
+  float shift2 = 0.f;              // largest squared centre shift of the last iteration (+inf: none ran)
+};
+
+// Launch-shape knobs, measured in bench_kmeans.cpp; the defaults are the measured best.
+struct KmeansTuning {
+  int blocksPerSm = 2;     // resident blocks per SM (capped by occupancy); fewer = cheaper grid barriers
+  bool fullGrid = false;   // use every allowed block even for tiny images (benchmarks the barrier cost)
+};
+
+// Device scratch for kmeansGpu, sized once: triple-buffered per-cluster sums and the
+// cost accumulator (left zeroed by every launch), plus the occupancy of each kernel
+// variant on the current device. Not for concurrent use on two streams.
+class KmeansWorkspace {
+ public:
+  KmeansWorkspace();  // queries the current device; throws vp::CudaError
+  KmeansTuning tuning;
+
+ private:
+  friend void kmeansGpu(ConstRgbaView, RgbaView, uint8_t*, KmeansState*, const KmeansParams&, KmeansWorkspace&,
+                        cudaStream_t);
+  DeviceBuffer scratch_;
+  int smCount_ = 0;
+  int maxBlocksPerSm_[4] = {};  // per cluster bucket 4, 8, 16, 32
+};
+
+// GPU: in/out are device views of the same size (out may equal in); labels: device
+// pointer to width*height bytes (row-major, pitch = width) or nullptr; state: device
+// pointer. Stream-ordered; no host synchronisation. Throws std::invalid_argument on bad
+// arguments, vp::CudaError on launch failure.
+void kmeansGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* state, const KmeansParams& params,
+               KmeansWorkspace& ws, cudaStream_t stream);
+
+// CPU twin (OpenMP, deterministic): same semantics and results; everything in host memory.
+void kmeansCpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState& state, const KmeansParams& params);
+
+namespace detail {
+// Shared argument checks of both backends; throws std::invalid_argument.
+void checkKmeansArgs(ConstRgbaView in, RgbaView out, const KmeansParams& params);
+}  // namespace detail
+
+}  // namespace vp

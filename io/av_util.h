@@ -1,0 +1,61 @@
+// Internal helpers shared by io/'s libav code: error text, logging, owners.
+// Not part of io/'s public interface (only io/*.cpp include it).
+#pragma once
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/frame.h>
+#include <libswscale/swscale.h>
+}
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace vp::av {
+
+// Installs (once per process) the log callback that routes libav's messages to
+// spdlog at debug level and counts errors reported by tapped contexts.
+void initLibav();
+
+// "Invalid data found when processing input" for an AVERROR code.
+std::string errorText(int err);
+
+// Attach to AVCodecContext::opaque or AVFormatContext::opaque: every message of
+// level AV_LOG_ERROR or worse logged by that context is counted in `errors`.
+// (Frame-threaded decoders copy `opaque` into their per-thread contexts.)
+struct LogTap {
+  static constexpr uint32_t kMagic = 0x76704c54;  // "vpLT": recognises our opaque pointers
+  uint32_t magic = kMagic;
+  std::atomic<int64_t> errors{0};
+};
+
+struct FormatInputDeleter {
+  void operator()(AVFormatContext* c) const { avformat_close_input(&c); }
+};
+struct CodecDeleter {
+  void operator()(AVCodecContext* c) const { avcodec_free_context(&c); }
+};
+struct FrameDeleter {
+  void operator()(AVFrame* f) const { av_frame_free(&f); }
+};
+struct PacketDeleter {
+  void operator()(AVPacket* p) const { av_packet_free(&p); }
+};
+struct SwsDeleter {
+  void operator()(SwsContext* s) const { sws_freeContext(s); }
+};
+using InputPtr = std::unique_ptr<AVFormatContext, FormatInputDeleter>;
+using CodecPtr = std::unique_ptr<AVCodecContext, CodecDeleter>;
+using FramePtr = std::unique_ptr<AVFrame, FrameDeleter>;
+using PacketPtr = std::unique_ptr<AVPacket, PacketDeleter>;
+using SwsPtr = std::unique_ptr<SwsContext, SwsDeleter>;
+
+FramePtr makeFrame();    // throws std::bad_alloc
+PacketPtr makePacket();  // throws std::bad_alloc
+
+constexpr AVRational kMicros = {1, 1000000};
+
+}  // namespace vp::av

@@ -1,0 +1,234 @@
+// The decode thread of FfmpegSource: read -> decode -> write into the queue.
+//
+// Loop: apply a pending seek; read a packet; decode it; write each frame into
+// the writable slot of the FrameQueue (blocking while the queue is full, which
+// paces decoding to the consumer). At end of file: drain the decoder, then
+// either restart (loop) or push an endOfStream marker and wait for a seek or
+// stop. Every blocking point returns on abort: the queue's waits via abort(),
+// the end-of-stream wait via cond_, libav's I/O via the interrupt callback.
+#include "io/ffmpeg_source.h"
+
+extern "C" {
+#include <libavutil/pixdesc.h>
+}
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+namespace vp {
+namespace {
+
+constexpr int kMaxConsecutiveReadErrors = 32;  // a file demuxer that keeps failing has ended
+
+}  // namespace
+
+void FfmpegSource::run() {
+  try {
+    frame_ = av::makeFrame();
+    decodeLoop();
+  } catch (const std::exception& e) {
+    setFatal(e.what());
+    pushEndOfStream();
+  }
+}
+
+void FfmpegSource::setFatal(const std::string& reason) {
+  spdlog::error("'{}': {}", options_.url, reason);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (fatal_.empty()) fatal_ = reason;
+}
+
+void FfmpegSource::decodeLoop() {
+  av::PacketPtr packet = av::makePacket();
+  int consecutiveErrors = 0;
+  while (!abort_) {
+    applyPendingSeek();
+    const int r = av_read_frame(fmt_.get(), packet.get());
+    if (r == AVERROR(EAGAIN)) {  // a non-blocking device with nothing yet
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      continue;
+    }
+    if (r < 0) {
+      if (abort_) return;
+      if (r != AVERROR_EOF && !readFailed(r, consecutiveErrors)) continue;
+      if (!fatalError().empty()) return;  // readFailed ended a live input
+      decodePacket(nullptr);  // drain the decoder
+      if (abort_) return;
+      if (seekPending_) continue;
+      if (options_.loop && info_.seekable && framesThisPass_ > 0) {
+        restartLoop();
+        continue;
+      }
+      pushEndOfStream();
+      if (!waitForSeekOrStop()) return;
+      continue;
+    }
+    consecutiveErrors = 0;
+    if (packet->stream_index == stream_) decodePacket(packet.get());
+    av_packet_unref(packet.get());
+  }
+}
+
+// A read error other than EOF. Returns true when the stream has ended: a live
+// input (fatal, e.g. unplugged) or a file demuxer that keeps failing; a file's
+// isolated damaged spot is counted and skipped.
+bool FfmpegSource::readFailed(int err, int& consecutiveErrors) {
+  ++decodeErrors_;
+  if (device_) {
+    const bool gone = err == AVERROR(ENODEV) || err == AVERROR(EIO) || err == AVERROR(ENXIO);
+    setFatal(std::string(gone ? "device unplugged" : "device read failed") + " (" + av::errorText(err) + ")");
+    decodePacket(nullptr);
+    pushEndOfStream();
+    return true;
+  }
+  spdlog::debug("'{}': read error: {}", options_.url, av::errorText(err));
+  const bool stuck = fmt_->pb && (fmt_->pb->eof_reached || fmt_->pb->error < 0);
+  return stuck || ++consecutiveErrors >= kMaxConsecutiveReadErrors;
+}
+
+// Sends one packet (nullptr: drain) and writes every frame that comes out.
+void FfmpegSource::decodePacket(const AVPacket* packet) {
+  int r = avcodec_send_packet(dec_.get(), packet);
+  if (r == AVERROR(EAGAIN)) {  // output pending first (not expected with receive after every send)
+    receiveFrames();
+    r = avcodec_send_packet(dec_.get(), packet);
+  }
+  if (r < 0 && r != AVERROR_EOF && r != AVERROR(EAGAIN)) {
+    ++decodeErrors_;
+    spdlog::debug("'{}': decode error: {}", options_.url, av::errorText(r));
+  }
+  receiveFrames();
+}
+
+void FfmpegSource::receiveFrames() {
+  while (!abort_) {
+    const int r = avcodec_receive_frame(dec_.get(), frame_.get());
+    if (r == AVERROR(EAGAIN) || r == AVERROR_EOF) return;
+    if (r < 0) {
+      ++decodeErrors_;
+      spdlog::debug("'{}': decode error: {}", options_.url, av::errorText(r));
+      return;
+    }
+    if (frame_->decode_error_flags || (frame_->flags & AV_FRAME_FLAG_CORRUPT)) ++decodeErrors_;
+    emitFrame(*frame_);
+    av_frame_unref(frame_.get());
+  }
+}
+
+void FfmpegSource::emitFrame(const AVFrame& f) {
+  if (seekPending_) return;  // decoded before the seek: stale
+  const AVStream* st = fmt_->streams[stream_];
+  int64_t ts = f.best_effort_timestamp != AV_NOPTS_VALUE ? f.best_effort_timestamp : f.pts;
+  int64_t durationUs = 0;
+  if (f.pkt_duration > 0)
+    durationUs = av_rescale_q(f.pkt_duration, st->time_base, av::kMicros);
+  else if (info_.fps > 0)
+    durationUs = int64_t(1e6 / info_.fps + 0.5);
+  int64_t ptsUs = nextPtsUs_;
+  if (ts != AV_NOPTS_VALUE) {
+    if (!haveOrigin_) {
+      originTs_ = ts;
+      haveOrigin_ = true;
+    }
+    ptsUs = av_rescale_q(ts - originTs_, st->time_base, av::kMicros) + loopOffsetUs_;
+  }
+  if (skipBeforeUs_ >= 0) {  // accurate seek: decode up to the target, show from there
+    if (ptsUs + durationUs / 2 < skipBeforeUs_) return;
+    skipBeforeUs_ = -1;
+  }
+  nextPtsUs_ = ptsUs + durationUs;
+  endUs_ = std::max(endUs_, nextPtsUs_);
+
+  FrameLayout layout;
+  ColorSpace color;
+  writer_.plan(f, layout, color);
+  HostFrame* out = queue_->peekWritable();
+  if (!out || seekPending_) return;  // aborted, or a seek arrived while waiting for room
+  out->reserve(layout.bytes);
+  writer_.write(f, layout, out->data());
+  out->info = FrameInfo{};
+  out->info.layout = layout;
+  out->info.color = color;
+  out->info.ptsUs = ptsUs;
+  out->info.durationUs = durationUs;
+  out->info.index = index_++;
+  out->info.serial = frameSerial_;
+  queue_->push();
+  ++framesThisPass_;
+  countFrame();
+
+  const char* name = av_get_pix_fmt_name(AVPixelFormat(f.format));
+  if ((name && lastFormatName_ != name) || f.width != info_.width || f.height != info_.height) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    info_.width = f.width;
+    info_.height = f.height;
+    if (name) info_.pixelFormat = lastFormatName_ = name;
+  }
+}
+
+void FfmpegSource::countFrame() {
+  ++framesDecoded_;
+  const auto now = std::chrono::steady_clock::now();
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++windowFrames_;
+  const double elapsed = std::chrono::duration<double>(now - windowStart_).count();
+  if (elapsed >= 1.0) {
+    decodeFps_ = windowFrames_ / elapsed;
+    windowFrames_ = 0;
+    windowStart_ = now;
+  }
+}
+
+void FfmpegSource::pushEndOfStream() {
+  if (!queue_) return;
+  HostFrame* out = queue_->peekWritable();
+  if (!out) return;
+  out->info = FrameInfo{};
+  out->info.ptsUs = endUs_;
+  out->info.index = index_;
+  out->info.serial = frameSerial_;
+  out->info.endOfStream = true;
+  queue_->push();
+}
+
+bool FfmpegSource::waitForSeekOrStop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  cond_.wait(lock, [&] { return abort_ || seekPending_; });
+  return !abort_;
+}
+
+void FfmpegSource::applyPendingSeek() {
+  if (!seekPending_) return;
+  int64_t target;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    target = seekTarget_;
+    frameSerial_ = serial_;
+    seekPending_ = false;
+  }
+  seekFile(target);
+  loopOffsetUs_ = 0;
+  skipBeforeUs_ = target;
+  nextPtsUs_ = endUs_ = target;
+  queue_->flush();  // frames pushed between the request and now
+}
+
+void FfmpegSource::restartLoop() {
+  loopOffsetUs_ = endUs_;  // the next pass continues where this one ended
+  seekFile(0);
+  nextPtsUs_ = endUs_;
+}
+
+// Seeks to the keyframe at or before `targetUs` (file time) and resets the decoder.
+void FfmpegSource::seekFile(int64_t targetUs) {
+  const AVStream* st = fmt_->streams[stream_];
+  const int64_t ts = av_rescale_q(targetUs, av::kMicros, st->time_base) + (haveOrigin_ ? originTs_ : 0);
+  int r = avformat_seek_file(fmt_.get(), stream_, INT64_MIN, ts, ts, 0);
+  if (r < 0) r = av_seek_frame(fmt_.get(), stream_, ts, AVSEEK_FLAG_BACKWARD | AVSEEK_FLAG_ANY);
+  if (r < 0) spdlog::warn("'{}': seek to {:.3f} s failed: {}", options_.url, targetUs / 1e6, av::errorText(r));
+  avcodec_flush_buffers(dec_.get());
+  framesThisPass_ = 0;
+}
+
+}  // namespace vp

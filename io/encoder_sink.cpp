@@ -1,0 +1,371 @@
+#include "io/encoder_sink.h"
+
+#include "io/av_util.h"
+
+extern "C" {
+#include <libavutil/opt.h>
+#include <libavutil/pixdesc.h>
+}
+
+#include <spdlog/spdlog.h>
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace vp {
+namespace {
+
+std::string extensionOf(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  const size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  std::string ext = path.substr(dot + 1);
+  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return ext;
+}
+
+std::string defaultCodec(const std::string& ext) {
+  if (ext == "mp4" || ext == "mkv" || ext == "mov" || ext == "m4v") return "libx264";
+  if (ext == "avi") return "mpeg4";
+  if (ext == "nut") return "ffv1";
+  return "";
+}
+
+struct OutputDeleter {
+  void operator()(AVFormatContext* c) const {
+    if (c->pb && !(c->oformat->flags & AVFMT_NOFILE)) avio_closep(&c->pb);
+    avformat_free_context(c);
+  }
+};
+
+}  // namespace
+
+// One queued frame: RGBA rows copied by write(), consumed by the encoder thread.
+struct Slot {
+  std::vector<uint8_t> rgba;  // width * 4 bytes per row
+  int width = 0;
+  int height = 0;
+  int64_t ptsUs = 0;
+};
+
+struct EncoderSink::Impl {
+  EncoderOptions opt;
+  std::string tmpPath;
+  std::unique_ptr<AVFormatContext, OutputDeleter> oc;
+  av::CodecPtr enc;
+  AVStream* stream = nullptr;
+  av::FramePtr frame;  // the encoder's input, in its pixel format and size
+  av::PacketPtr packet;
+  av::SwsPtr sws;
+  int swsWidth = 0, swsHeight = 0;  // source size sws was made for
+  int64_t lastPts = AV_NOPTS_VALUE;  // encoder time base
+
+  std::vector<Slot> slots;
+  std::thread thread;
+  std::atomic<int64_t> frames{0};
+  bool finished = false;  // finish() ran (caller's thread only)
+
+  std::mutex mutex;  // guards read, size, finishing, error
+  std::condition_variable cond;
+  int read = 0;  // oldest queued slot
+  int size = 0;  // queued slots
+  bool finishing = false;
+  std::string error;  // first encoding error; the thread then drops frames
+
+  [[noreturn]] void fail(const std::string& reason) const { throw EncoderError("'" + opt.path + "': " + reason); }
+  void openOutput();
+  void openEncoder(const AVCodec* codec);
+  void run();
+  void encode(const Slot& slot);
+  void drain(const AVFrame* f);
+  void setError(const std::string& e) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (error.empty()) error = e;
+    cond.notify_all();
+  }
+};
+
+void EncoderSink::Impl::openOutput() {
+  const std::string& path = opt.path;
+  if (path.empty()) throw EncoderError("no output file given");
+  if (opt.width <= 0 || opt.height <= 0) fail("no frame size given");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) fail("is a directory");
+    if (!opt.overwrite) throw EncoderError("'" + path + "' exists (use -y to overwrite)");
+  }
+  AVFormatContext* ctx = nullptr;
+  avformat_alloc_output_context2(&ctx, nullptr, nullptr, path.c_str());  // container from the final name
+  if (!ctx) fail("unknown container '." + extensionOf(path) + "' (use .mp4, .mkv, .mov, .avi or .nut)");
+  oc.reset(ctx);
+  const std::string ext = extensionOf(path);
+  std::string name = opt.codec.empty() ? defaultCodec(ext) : opt.codec;
+  const AVCodec* codec = name.empty() ? avcodec_find_encoder(av_guess_codec(ctx->oformat, nullptr, path.c_str(),
+                                                                              nullptr, AVMEDIA_TYPE_VIDEO))
+                                      : avcodec_find_encoder_by_name(name.c_str());
+  if (!codec && name == "libx264") codec = avcodec_find_encoder(AV_CODEC_ID_H264);
+  if (!codec || codec->type != AVMEDIA_TYPE_VIDEO)
+    fail("video encoder '" + (name.empty() ? std::string("default") : name) + "' not available");
+  if (avformat_query_codec(ctx->oformat, codec->id, FF_COMPLIANCE_NORMAL) == 0)
+    fail(std::string("the ") + ctx->oformat->name + " container cannot hold " + codec->name);
+  openEncoder(codec);
+
+  tmpPath = path + ".part";
+  if (!(ctx->oformat->flags & AVFMT_NOFILE)) {
+    const int r = avio_open2(&ctx->pb, tmpPath.c_str(), AVIO_FLAG_WRITE, nullptr, nullptr);
+    if (r < 0) throw EncoderError("cannot write '" + path + "': " + av::errorText(r));
+  }
+  AVDictionary* muxOpts = nullptr;
+  if (opt.faststart && (ext == "mp4" || ext == "mov" || ext == "m4v"))
+    av_dict_set(&muxOpts, "movflags", "+faststart", 0);
+  const int r = avformat_write_header(ctx, &muxOpts);
+  av_dict_free(&muxOpts);
+  if (r < 0) {
+    oc.reset();
+    std::remove(tmpPath.c_str());
+    fail("cannot write the header (" + av::errorText(r) + ")");
+  }
+}
+
+void EncoderSink::Impl::openEncoder(const AVCodec* codec) {
+  const std::string name = codec->name;
+  AVPixelFormat pix;
+  if (name == "ffv1")
+    pix = AV_PIX_FMT_BGR0;  // lossless RGB: no YUV round trip
+  else if (name == "rawvideo")
+    pix = AV_PIX_FMT_RGBA;
+  else if (codec->pix_fmts)
+    pix = avcodec_find_best_pix_fmt_of_list(codec->pix_fmts, AV_PIX_FMT_YUV420P, 0, nullptr);
+  else
+    pix = AV_PIX_FMT_YUV420P;
+  const AVPixFmtDescriptor* desc = av_pix_fmt_desc_get(pix);
+  const bool yuv = desc && !(desc->flags & AV_PIX_FMT_FLAG_RGB) && desc->nb_components >= 3;
+  int w = opt.width, h = opt.height;
+  if (yuv && desc->log2_chroma_w) w = std::max(2, w & ~1);
+  if (yuv && desc->log2_chroma_h) h = std::max(2, h & ~1);
+  if (w != opt.width || h != opt.height)
+    spdlog::info("'{}': encoding {}x{} as {}x{} ({} needs even sizes)", opt.path, opt.width, opt.height, w, h,
+                 av_get_pix_fmt_name(pix));
+
+  enc.reset(avcodec_alloc_context3(codec));
+  if (!enc) throw std::bad_alloc();
+  AVCodecContext* c = enc.get();
+  c->width = w;
+  c->height = h;
+  c->pix_fmt = pix;
+  c->framerate = av_d2q(opt.fps > 0 ? opt.fps : 30, 100000);
+  // Microsecond timestamps where the codec and container take any time base; a
+  // fixed frame rate where they count frames (AVI, MPEG-4 part 2).
+  const bool fixedRate = std::strcmp(oc->oformat->name, "avi") == 0 || codec->id == AV_CODEC_ID_MPEG4;
+  c->time_base = fixedRate ? av_inv_q(c->framerate) : av::kMicros;
+  c->gop_size = std::max(1, int(2 * av_q2d(c->framerate)));  // a keyframe every ~2 s
+  c->thread_count = opt.threads;
+  c->sample_aspect_ratio = {1, 1};
+  if (yuv) {  // RGB -> YUV with BT.709, limited range; tagged so players agree
+    c->colorspace = AVCOL_SPC_BT709;
+    c->color_primaries = AVCOL_PRI_BT709;
+    c->color_trc = AVCOL_TRC_BT709;
+    c->color_range = AVCOL_RANGE_MPEG;
+  }
+  if (oc->oformat->flags & AVFMT_GLOBALHEADER) c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+  if (name == "libx264") {
+    av_opt_set(c->priv_data, "preset", opt.preset.c_str(), 0);
+    av_opt_set_double(c->priv_data, "crf", opt.crf, 0);
+  } else if (name == "ffv1") {
+    av_opt_set_int(c->priv_data, "level", 3, 0);  // version 3: slices, so it encodes on all cores
+  } else if (codec->id == AV_CODEC_ID_MPEG4) {
+    c->flags |= AV_CODEC_FLAG_QSCALE;
+    c->global_quality = FF_QP2LAMBDA * 2;  // near-transparent constant quality
+  }
+  int r = avcodec_open2(c, codec, nullptr);
+  if (r < 0) fail("cannot open the " + name + " encoder (" + av::errorText(r) + ")");
+
+  stream = avformat_new_stream(oc.get(), nullptr);
+  if (!stream) throw std::bad_alloc();
+  if ((r = avcodec_parameters_from_context(stream->codecpar, c)) < 0)
+    fail("bad encoder parameters (" + av::errorText(r) + ")");
+  stream->time_base = c->time_base;
+  stream->avg_frame_rate = c->framerate;
+
+  frame = av::makeFrame();
+  frame->format = pix;
+  frame->width = w;
+  frame->height = h;
+  if ((r = av_frame_get_buffer(frame.get(), 0)) < 0) fail("out of memory (" + av::errorText(r) + ")");
+  packet = av::makePacket();
+}
+
+void EncoderSink::Impl::run() {
+  for (;;) {
+    int index;
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      cond.wait(lock, [&] { return size > 0 || finishing; });
+      if (size == 0) break;  // finishing and nothing left
+      index = read;
+    }
+    bool failed;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      failed = !error.empty();
+    }
+    if (!failed) try {
+        encode(slots[size_t(index)]);
+      } catch (const std::exception& e) {
+        setError(e.what());
+      }
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      read = (read + 1) % int(slots.size());
+      --size;
+    }
+    cond.notify_all();
+  }
+  try {
+    std::unique_lock<std::mutex> lock(mutex);
+    if (!error.empty()) return;
+    lock.unlock();
+    drain(nullptr);  // flush the encoder
+    const int r = av_write_trailer(oc.get());
+    if (r < 0) throw EncoderError("'" + opt.path + "': cannot write the trailer (" + av::errorText(r) + ")");
+  } catch (const std::exception& e) {
+    setError(e.what());
+  }
+}
+
+void EncoderSink::Impl::encode(const Slot& s) {
+  AVCodecContext* c = enc.get();
+  if (!sws || s.width != swsWidth || s.height != swsHeight) {
+    sws.reset(sws_getContext(s.width, s.height, AV_PIX_FMT_RGBA, c->width, c->height, c->pix_fmt,
+                             SWS_BICUBIC | SWS_ACCURATE_RND, nullptr, nullptr, nullptr));
+    if (!sws) fail("cannot convert RGBA frames for the encoder");
+    const int* bt709 = sws_getCoefficients(SWS_CS_ITU709);
+    sws_setColorspaceDetails(sws.get(), bt709, 1, bt709, c->color_range == AVCOL_RANGE_JPEG ? 1 : 0, 0, 1 << 16,
+                             1 << 16);
+    swsWidth = s.width;
+    swsHeight = s.height;
+  }
+  int r = av_frame_make_writable(frame.get());  // the encoder may still hold the previous one
+  if (r < 0) fail("out of memory (" + av::errorText(r) + ")");
+  const uint8_t* src[4] = {s.rgba.data()};
+  const int srcStride[4] = {s.width * 4};
+  sws_scale(sws.get(), src, srcStride, 0, s.height, frame->data, frame->linesize);
+
+  // Strictly increasing in the encoder's time base and in the stream's, which
+  // may be coarser (Matroska counts milliseconds).
+  int64_t pts = av_rescale_q(s.ptsUs, av::kMicros, c->time_base);
+  if (lastPts != AV_NOPTS_VALUE) {
+    if (pts <= lastPts) pts = lastPts + 1;
+    const int64_t lastInStream = av_rescale_q(lastPts, c->time_base, stream->time_base);
+    if (av_rescale_q(pts, c->time_base, stream->time_base) <= lastInStream)
+      pts = av_rescale_q_rnd(lastInStream + 1, stream->time_base, c->time_base, AV_ROUND_UP);
+  }
+  lastPts = pts;
+  frame->pts = pts;
+  if (c->flags & AV_CODEC_FLAG_QSCALE) frame->quality = c->global_quality;
+  drain(frame.get());
+  ++frames;
+}
+
+// Sends `f` (nullptr: flush) and muxes every packet that comes out.
+void EncoderSink::Impl::drain(const AVFrame* f) {
+  int r = avcodec_send_frame(enc.get(), f);
+  if (r < 0 && r != AVERROR_EOF) fail("encoding failed (" + av::errorText(r) + ")");
+  for (;;) {
+    r = avcodec_receive_packet(enc.get(), packet.get());
+    if (r == AVERROR(EAGAIN) || r == AVERROR_EOF) return;
+    if (r < 0) fail("encoding failed (" + av::errorText(r) + ")");
+    av_packet_rescale_ts(packet.get(), enc->time_base, stream->time_base);
+    packet->stream_index = stream->index;
+    r = av_interleaved_write_frame(oc.get(), packet.get());  // takes the packet's reference
+    if (r < 0) fail("cannot write (" + av::errorText(r) + ")");
+  }
+}
+
+std::unique_ptr<EncoderSink> EncoderSink::open(const EncoderOptions& options) {
+  av::initLibav();
+  auto impl = std::make_unique<Impl>();
+  impl->opt = options;
+  impl->openOutput();
+  const int n = std::max(1, options.queueFrames);
+  impl->slots.resize(size_t(n));
+  for (Slot& s : impl->slots) s.rgba.resize(size_t(options.width) * options.height * 4);
+  Impl* p = impl.get();
+  impl->thread = std::thread([p] { p->run(); });
+  return std::unique_ptr<EncoderSink>(new EncoderSink(std::move(impl)));
+}
+
+EncoderSink::EncoderSink(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+EncoderSink::~EncoderSink() {
+  try {
+    finish();
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+  }
+}
+
+void EncoderSink::write(const uint8_t* rgba, size_t pitch, int width, int height, int64_t ptsUs) {
+  Impl& m = *impl_;
+  if (m.finished) throw EncoderError("'" + m.opt.path + "': write after finish");
+  if (!rgba || width <= 0 || height <= 0 || pitch < size_t(width) * 4)
+    throw std::invalid_argument("EncoderSink::write: bad frame");
+  int index;
+  {
+    std::unique_lock<std::mutex> lock(m.mutex);
+    m.cond.wait(lock, [&] { return m.size < int(m.slots.size()) || !m.error.empty(); });
+    if (!m.error.empty()) throw EncoderError(m.error);
+    index = (m.read + m.size) % int(m.slots.size());
+  }
+  Slot& s = m.slots[size_t(index)];  // ours until queued: the thread reads only queued slots
+  const size_t row = size_t(width) * 4;
+  if (s.rgba.size() < row * size_t(height)) s.rgba.resize(row * size_t(height));  // only on a size change
+  for (int y = 0; y < height; ++y) std::memcpy(s.rgba.data() + row * size_t(y), rgba + pitch * size_t(y), row);
+  s.width = width;
+  s.height = height;
+  s.ptsUs = ptsUs;
+  {
+    std::lock_guard<std::mutex> lock(m.mutex);
+    ++m.size;
+  }
+  m.cond.notify_all();
+}
+
+void EncoderSink::finish() {
+  Impl& m = *impl_;
+  if (m.finished) return;
+  m.finished = true;
+  {
+    std::lock_guard<std::mutex> lock(m.mutex);
+    m.finishing = true;
+  }
+  m.cond.notify_all();
+  if (m.thread.joinable()) m.thread.join();
+  m.oc.reset();  // closes the file
+  std::string error;
+  {
+    std::lock_guard<std::mutex> lock(m.mutex);
+    error = m.error;
+  }
+  if (!error.empty()) {
+    std::remove(m.tmpPath.c_str());
+    throw EncoderError(error);
+  }
+  if (std::rename(m.tmpPath.c_str(), m.opt.path.c_str()) != 0)
+    throw EncoderError("cannot write '" + m.opt.path + "': " + std::strerror(errno));
+  spdlog::debug("wrote '{}': {} frames", m.opt.path, m.frames.load());
+}
+
+int64_t EncoderSink::framesWritten() const { return impl_->frames.load(); }
+const std::string& EncoderSink::path() const { return impl_->opt.path; }
+
+}  // namespace vp

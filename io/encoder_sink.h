@@ -1,0 +1,68 @@
+// Encodes the processed RGBA frames into a video file, on its own thread.
+//
+// write() copies the frame into one of a few preallocated slots and returns;
+// the encoder thread converts (swscale: RGBA -> the encoder's format, scaling
+// frames of another size to the first size), encodes and muxes. The output is
+// written under a temporary name in the same folder ("out.mp4.part") and
+// renamed by finish(), so an existing file is never half-overwritten and an
+// interrupted run leaves no misleading file.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace vp {
+
+// What went wrong, in one line naming the file, fit to print as is.
+class EncoderError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct EncoderOptions {
+  std::string path;                 // output file; the container follows the extension
+  std::string codec;                // "" = by extension: libx264 (.mp4 .mkv .mov .m4v), mpeg4 (.avi), ffv1 (.nut);
+                                    // "ffv1" = lossless RGB (bgr0), "rawvideo" = RGBA as is, or any encoder name
+  bool overwrite = false;           // replace an existing file (-y)
+  int width = 0;                    // encoded size, pixels (> 0); 4:2:0 codecs round odd sizes down to even
+  int height = 0;
+  double fps = 30;                  // nominal rate (rate control, container hints); timing comes from ptsUs
+  std::string preset = "veryfast"; // libx264 speed/size trade-off
+  int crf = 18;                     // libx264 constant quality (0 lossless .. 51 worst)
+  int threads = 0;                  // encoder threads, 0 = automatic
+  int queueFrames = 4;              // frames write() may run ahead of the encoder
+  bool faststart = false;           // mp4/mov: moov atom first (rewrites the file at finish)
+};
+
+class EncoderSink {
+ public:
+  // Creates the temporary file, opens the encoder and writes the header; throws
+  // EncoderError ("'out.mp4' exists (use -y to overwrite)", "cannot write ...").
+  static std::unique_ptr<EncoderSink> open(const EncoderOptions& options);
+  // Calls finish() if it was not called; never throws (logs instead).
+  ~EncoderSink();
+  EncoderSink(const EncoderSink&) = delete;
+  EncoderSink& operator=(const EncoderSink&) = delete;
+
+  // Queues one RGBA frame (`pitch` bytes between rows) shown at `ptsUs`
+  // (microseconds; made strictly increasing). Blocks only while the queue is
+  // full. Throws EncoderError if encoding has failed, or after finish().
+  void write(const uint8_t* rgba, size_t pitch, int width, int height, int64_t ptsUs);
+  // Encodes what is queued, flushes the encoder, writes the trailer and renames
+  // the temporary file to the final path. Safe to call twice; throws EncoderError.
+  void finish();
+
+  int64_t framesWritten() const;  // frames encoded so far
+  const std::string& path() const;
+
+  struct Impl;
+
+ private:
+  explicit EncoderSink(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace vp

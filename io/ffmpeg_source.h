@@ -1,0 +1,100 @@
+// The libavformat/libavcodec Source: files, capture devices and lavfi graphs.
+//
+// Threads: the caller's thread opens (constructor) and controls (start, stop,
+// seek, info, stats); one decode thread (run) reads packets, decodes and writes
+// each frame straight into the consumer's FrameQueue. Seeks are requests the
+// decode thread carries out between packets.
+#pragma once
+
+#include "io/av_util.h"
+#include "io/pixel_format_map.h"
+#include "io/source.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace vp {
+
+class FfmpegSource final : public Source {
+ public:
+  // Opens the input and its decoder; throws SourceError (one line, naming the input).
+  explicit FfmpegSource(const SourceOptions& options);
+  ~FfmpegSource() override;
+
+  SourceInfo info() const override;
+  void start(FrameQueue& queue) override;  // once per source
+  void stop() override;
+  bool seek(int64_t targetUs) override;
+  SourceStats stats() const override;
+  std::string fatalError() const override;
+  uint32_t serial() const override;
+
+ private:
+  // Opening (ffmpeg_source.cpp).
+  [[noreturn]] void fail(const std::string& reason) const;      // "'url': reason"
+  [[noreturn]] void failOpen(const std::string& reason) const;  // "cannot open 'url': reason"
+  void checkPath(bool captureDevice) const;
+  void openInput(const std::string& format);
+  void openDecoder();
+  static int interrupted(void* self);
+
+  // The decode thread (decode_thread.cpp).
+  void run();
+  void decodeLoop();
+  bool readFailed(int err, int& consecutiveErrors);
+  void decodePacket(const AVPacket* packet);
+  void receiveFrames();
+  void emitFrame(const AVFrame& frame);
+  void pushEndOfStream();
+  bool waitForSeekOrStop();
+  void applyPendingSeek();
+  void restartLoop();
+  void seekFile(int64_t targetUs);
+  void countFrame();
+  void setFatal(const std::string& reason);
+
+  const SourceOptions options_;
+  av::LogTap tap_;       // counts libav's error messages from fmt_ and dec_; outlives both
+  av::InputPtr fmt_;
+  av::CodecPtr dec_;
+  int stream_ = -1;      // index of the video stream in fmt_
+  bool device_ = false;  // capture device or lavfi: unseekable, read errors are fatal
+  bool live_ = false;    // options.live or a capture device: low-latency decoding
+
+  std::thread thread_;
+  FrameQueue* queue_ = nullptr;  // set by start(), read by the decode thread
+  std::atomic<bool> abort_{false};
+  std::atomic<bool> seekPending_{false};  // also read without the lock, to drop stale frames
+  std::atomic<int64_t> framesDecoded_{0};
+  std::atomic<int64_t> decodeErrors_{0};  // failed packets/frames, corrupt frames, read errors
+
+  mutable std::mutex mutex_;     // guards the fields below
+  std::condition_variable cond_; // wakes the decode thread waiting at end of stream
+  SourceInfo info_;
+  std::string fatal_;
+  int64_t seekTarget_ = 0;       // microseconds, for the pending seek
+  uint32_t serial_ = 0;          // serial of the latest seek request
+  std::chrono::steady_clock::time_point windowStart_;  // decodeFps window
+  int64_t windowFrames_ = 0;
+  double decodeFps_ = 0;
+
+  // Decode-thread state (only the decode thread touches these once started).
+  av::FrameWriter writer_;
+  av::FramePtr frame_;
+  uint32_t frameSerial_ = 0;        // serial stamped on frames
+  int64_t originTs_ = 0;            // stream timestamp of time 0 (stream time base)
+  bool haveOrigin_ = false;
+  int64_t loopOffsetUs_ = 0;        // added to pts after each loop restart
+  int64_t endUs_ = 0;               // end of the latest frame (pts + duration), microseconds
+  int64_t nextPtsUs_ = 0;           // predicted pts for frames without a timestamp
+  int64_t skipBeforeUs_ = -1;       // after a seek: frames ending before it are skipped (-1: none)
+  int64_t index_ = 0;               // decode order index
+  int64_t framesThisPass_ = 0;      // frames since the last (re)start, to stop empty loops
+  std::string lastFormatName_;      // pixel format last reported in info_
+};
+
+}  // namespace vp

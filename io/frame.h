@@ -1,0 +1,59 @@
+// One decoded frame in host memory, in its native layout (see gpu/pixel_format.h).
+#pragma once
+
+#include "gpu/pixel_format.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+namespace vp {
+
+// Host memory for frames. The pipeline supplies pinned memory (cudaHostAlloc) so
+// uploads are asynchronous; tests and the CPU backend may use plain memory.
+struct HostAllocator {
+  std::function<void*(size_t bytes)> allocate;
+  std::function<void(void*)> release;
+  static HostAllocator plain();  // new[] / delete[]
+};
+
+struct FrameInfo {
+  FrameLayout layout;         // format, size and plane offsets inside `data`
+  ColorSpace color;           // matrix and range from the stream
+  int64_t ptsUs = 0;          // presentation time, microseconds from stream start
+  int64_t durationUs = 0;     // nominal frame duration, microseconds (0 if unknown)
+  int64_t index = 0;          // decode order index, from 0
+  uint32_t serial = 0;        // bumped by seeks: frames of an older serial are stale
+  bool endOfStream = false;   // a marker entry: no pixels, the source is finished
+};
+
+// A reusable frame buffer. Grows (reallocates) only when a larger layout arrives,
+// i.e. on a resolution change, never per frame.
+class HostFrame {
+ public:
+  explicit HostFrame(HostAllocator alloc) : alloc_(std::move(alloc)) {}
+  ~HostFrame() { if (data_) alloc_.release(data_); }
+  HostFrame(const HostFrame&) = delete;
+  HostFrame& operator=(const HostFrame&) = delete;
+
+  // Makes room for `bytes`; keeps the current buffer when it is large enough.
+  void reserve(size_t bytes) {
+    if (bytes <= capacity_) return;
+    if (data_) alloc_.release(data_);
+    data_ = static_cast<uint8_t*>(alloc_.allocate(bytes));
+    capacity_ = bytes;
+  }
+  uint8_t* data() { return data_; }
+  const uint8_t* data() const { return data_; }
+  size_t capacity() const { return capacity_; }
+
+  FrameInfo info;
+
+ private:
+  HostAllocator alloc_;
+  uint8_t* data_ = nullptr;
+  size_t capacity_ = 0;
+};
+
+}  // namespace vp

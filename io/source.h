@@ -1,0 +1,75 @@
+// A video source: opens an input, runs a decode thread that fills a FrameQueue.
+#pragma once
+
+#include "io/frame_queue.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace vp {
+
+// Thrown when an input cannot be opened or used; what() is one line naming the
+// input and the reason, fit to print as is.
+class SourceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct SourceOptions {
+  std::string url;                 // file path, device ("/dev/video0") or lavfi graph
+  std::string format;              // forced input format ("v4l2", "lavfi"); empty = probe
+  std::map<std::string, std::string> deviceOptions;  // e.g. video_size, framerate, input_format
+  bool loop = false;               // restart at EOF (files only)
+  bool live = false;               // low latency: newest frame wins, shallow queue
+  int decoderThreads = 0;          // 0 = FFmpeg's choice (all cores)
+};
+
+struct SourceInfo {
+  std::string url;
+  std::string codec;         // "h264"
+  std::string pixelFormat;   // the stream's own, e.g. "yuv420p10le"
+  int width = 0;
+  int height = 0;
+  double fps = 0;            // average frame rate, 0 if unknown
+  int64_t durationUs = 0;    // 0 if unknown or live
+  bool seekable = false;
+};
+
+struct SourceStats {
+  int64_t framesDecoded = 0;
+  int64_t decodeErrors = 0;   // packets/frames that failed to decode (damaged stream)
+  double decodeFps = 0;       // recent decode rate
+};
+
+class Source {
+ public:
+  virtual ~Source() = default;
+  // Info known after opening; width/height/pixelFormat follow the latest frame.
+  virtual SourceInfo info() const = 0;
+  // Starts the decode thread, which fills `queue` until EOF (then pushes one
+  // endOfStream marker), abort, or stop().
+  virtual void start(FrameQueue& queue) = 0;
+  // Stops and joins the decode thread; safe to call twice and from the destructor.
+  virtual void stop() = 0;
+  // Requests a seek to `targetUs` (absolute); frames after it carry a new serial.
+  // Returns false (and does nothing) for live/unseekable inputs.
+  virtual bool seek(int64_t targetUs) = 0;
+  virtual SourceStats stats() const = 0;
+  // Error that ended decoding early (empty if none): e.g. "device unplugged".
+  virtual std::string fatalError() const = 0;
+  // Serial of the latest seek request: a frame with an older serial was decoded
+  // before that seek and is stale. Frames before any seek carry 0.
+  virtual uint32_t serial() const { return 0; }
+};
+
+// Opens `options.url` with libavformat (and libavdevice when built with devices).
+// Throws SourceError with a clear one-line message on failure.
+std::unique_ptr<Source> openSource(const SourceOptions& options);
+
+// The built-in default input: a moving, colourful lavfi pattern ~20 s long.
+SourceOptions defaultSourceOptions();
+
+}  // namespace vp

@@ -1,0 +1,78 @@
+// Box blur timings: GPU kernel time by CUDA events around one whole blur call (all its
+// launches), input already in device memory; the CPU twin in real time. Bytes
+// processed = the RGBA image read once and written once per call, so GB/s compares
+// with BM_DeviceCopy (bench_transfer.cpp).
+#include "gpu/box_blur.h"
+#include "support/cuda_bench.h"
+#include "support/images.h"
+
+namespace vp::test {
+namespace {
+
+BorderMode borderArg(int64_t v) { return static_cast<BorderMode>(v); }
+
+void setImageBytes(benchmark::State& state, int w, int h) {
+  state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(w) * h * 4 * 2);  // read + write
+}
+
+// Args: w, h, radius, border (0 zero, 1 replicate, 2 reflect, 3 wrap), passes,
+// and the launch variant: pdl (0/1), columns per column-pass block (0: auto), stages.
+void runGpu(benchmark::State& state, const detail::BoxBlurTuning& tuning) {
+  if (skipWithoutGpu(state)) return;
+  const int w = int(state.range(0)), h = int(state.range(1));
+  const BlurParams p{int(state.range(2)), int(state.range(4)), borderArg(state.range(3))};
+  const DeviceImage in = upload(makeNatural(w, h, 1));
+  DeviceImage out(w, h);
+  BoxBlurWorkspace ws(w, h);
+  Stream stream;
+  timeCudaLoop(state, stream, [&](cudaStream_t s) { detail::boxBlurGpuTuned(in.view(), out.view(), p, ws, tuning, s); });
+  setImageBytes(state, w, h);
+}
+
+void BM_BoxBlurGpu(benchmark::State& state) { runGpu(state, {}); }
+BENCHMARK(BM_BoxBlurGpu)
+    ->ArgNames({"w", "h", "r", "border", "passes"})
+    ->ArgsProduct({{1920}, {1080}, {1, 5, 15, 50, 100}, {1}, {1}})
+    ->ArgsProduct({{3840}, {2160}, {1, 5, 15, 50, 100}, {1}, {1}})
+    ->Args({1920, 1080, 15, 0, 1})
+    ->Args({1920, 1080, 15, 2, 1})
+    ->Args({1920, 1080, 15, 3, 1})
+    ->Args({1920, 1080, 15, 1, 2})
+    ->Args({1920, 1080, 15, 1, 3})
+    ->Args({1920, 1080, 128, 2, 3})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+// Launch variants, to see what each choice is worth (notes/box_blur.md).
+void BM_BoxBlurGpuVariant(benchmark::State& state) {
+  runGpu(state, {state.range(5) != 0, int(state.range(6)), int(state.range(7))});
+}
+BENCHMARK(BM_BoxBlurGpuVariant)
+    ->ArgNames({"w", "h", "r", "border", "passes", "pdl", "cols", "stages"})
+    ->ArgsProduct({{1920}, {1080}, {15}, {1}, {1}, {0, 1}, {0}, {3}})
+    ->ArgsProduct({{1920}, {1080}, {15}, {1}, {1}, {1}, {0}, {1, 2}})
+    ->ArgsProduct({{1920}, {1080}, {15}, {1}, {1}, {1}, {2, 4}, {3}})
+    ->ArgsProduct({{3840}, {2160}, {15}, {1}, {1}, {0, 1}, {0}, {3}})
+    ->ArgsProduct({{3840}, {2160}, {15}, {1}, {1}, {1}, {0}, {1, 2}})
+    ->ArgsProduct({{3840}, {2160}, {15}, {1}, {1}, {1}, {2, 8}, {3}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+void BM_BoxBlurCpu(benchmark::State& state) {
+  const int w = int(state.range(0)), h = int(state.range(1));
+  const BlurParams p{int(state.range(2)), 1, BorderMode::Replicate};
+  const HostImage in = makeNatural(w, h, 1);
+  HostImage out(w, h);
+  BoxBlurCpuScratch scratch(w, h);
+  for (auto _ : state) boxBlurCpu(in.cview(), out.view(), p, scratch);
+  setImageBytes(state, w, h);
+}
+BENCHMARK(BM_BoxBlurCpu)
+    ->ArgNames({"w", "h", "r"})
+    ->Args({1920, 1080, 1})
+    ->Args({1920, 1080, 15})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace vp::test

@@ -1,0 +1,345 @@
+// Box blur: the CPU twin against a plain O(r^2) window mean, the GPU against the twin
+// (exact equality, no tolerance), and the argument checks of both backends.
+#include "gpu/box_blur.h"
+#include "gpu/box_blur_math.h"
+#include "support/gpu_test.h"
+#include "support/images.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace vp {
+namespace {
+
+constexpr BorderMode kModes[] = {BorderMode::Zero, BorderMode::Replicate, BorderMode::Reflect, BorderMode::Wrap};
+
+std::string describe(int w, int h, bool natural, const BlurParams& p) {
+  static const char* names[] = {"zero", "replicate", "reflect", "wrap"};
+  return std::to_string(w) + "x" + std::to_string(h) + (natural ? " natural" : " random") + " r=" +
+         std::to_string(p.radius) + " passes=" + std::to_string(p.passes) + " " + names[int(p.border)];
+}
+
+HostImage makeInput(int w, int h, bool natural, uint64_t seed) {
+  return natural ? test::makeNatural(w, h, seed) : test::makeRandom(w, h, seed);
+}
+
+// The border extension written plainly: fold or wrap step by step. -1: a zero sample.
+int extend(int i, int n, BorderMode mode) {
+  switch (mode) {
+    case BorderMode::Zero: return (i < 0 || i >= n) ? -1 : i;
+    case BorderMode::Replicate: return std::clamp(i, 0, n - 1);
+    case BorderMode::Wrap:
+      while (i < 0) i += n;
+      while (i >= n) i -= n;
+      return i;
+    case BorderMode::Reflect:
+      if (n == 1) return 0;
+      while (i < 0 || i >= n) i = i < 0 ? -i : 2 * (n - 1) - i;
+      return i;
+  }
+  return -1;
+}
+
+// One output pixel by the definition: direct 2-D sum, integer round half up.
+uchar4 naivePixel(const HostImage& in, int x, int y, int r, BorderMode mode) {
+  uint32_t sum[3] = {0, 0, 0};
+  for (int dy = -r; dy <= r; ++dy) {
+    const int sy = extend(y + dy, in.height(), mode);
+    for (int dx = -r; dx <= r; ++dx) {
+      const int sx = extend(x + dx, in.width(), mode);
+      if (sx < 0 || sy < 0) continue;
+      const uchar4 v = in.at(sx, sy);
+      sum[0] += v.x;
+      sum[1] += v.y;
+      sum[2] += v.z;
+    }
+  }
+  const uint32_t area = uint32_t(2 * r + 1) * uint32_t(2 * r + 1);
+  return make_uchar4(uint8_t((sum[0] + area / 2) / area), uint8_t((sum[1] + area / 2) / area),
+                     uint8_t((sum[2] + area / 2) / area), in.at(x, y).w);
+}
+
+HostImage naiveBlur(HostImage img, const BlurParams& p) {
+  for (int pass = 0; pass < p.passes; ++pass) {
+    HostImage next(img.width(), img.height());
+    for (int y = 0; y < img.height(); ++y)
+      for (int x = 0; x < img.width(); ++x) next.at(x, y) = naivePixel(img, x, y, p.radius, p.border);
+    img = std::move(next);
+  }
+  return img;
+}
+
+HostImage cpuBlur(const HostImage& in, const BlurParams& p, BoxBlurCpuScratch& scratch) {
+  HostImage out(in.width(), in.height());
+  test::poison(out);
+  boxBlurCpu(in.cview(), out.view(), p, scratch);
+  return out;
+}
+
+bool samePixel(uchar4 a, uchar4 b) { return a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w; }
+
+// Coordinates worth checking on a long axis: the bands where the window meets a border,
+// plus a coarse stride through the middle.
+std::vector<int> sampleAxis(int n, int r) {
+  std::set<int> s;
+  for (int c : {0, r, n - 1 - r, n - 1})
+    for (int d = -3; d <= 3; ++d)
+      if (c + d >= 0 && c + d < n) s.insert(c + d);
+  for (int i = 0; i < n; i += 131) s.insert(i);
+  return {s.begin(), s.end()};
+}
+
+TEST(BoxBlurCpu, MatchesNaiveOnSmallImages) {
+  struct Size {
+    int w, h;
+    std::vector<int> radii;
+  };
+  const Size sizes[] = {{1, 1, {0, 1, 2, 7, 100, 128}},
+                        {2, 3, {0, 1, 2, 5, 7, 100}},
+                        {7, 5, {0, 1, 2, 7, 100, 128}},
+                        {37, 23, {0, 1, 2, 7, 19, 30}}};
+  for (const Size& sz : sizes) {
+    BoxBlurCpuScratch scratch(sz.w, sz.h);
+    for (bool natural : {false, true}) {
+      const HostImage in = makeInput(sz.w, sz.h, natural, 11);
+      for (BorderMode mode : kModes)
+        for (int r : sz.radii)
+          for (int passes = 1; passes <= 3; ++passes) {
+            const BlurParams p{r, passes, mode};
+            const test::ImageDiff d = test::compare(cpuBlur(in, p, scratch), naiveBlur(in, p));
+            ASSERT_EQ(d.differing, 0u) << describe(sz.w, sz.h, natural, p) << ": " << d.first;
+          }
+    }
+  }
+}
+
+TEST(BoxBlurCpu, MatchesNaiveOnLargeImagesSampled) {
+  for (auto [w, h] : {std::pair{1921, 1081}, std::pair{1920, 1080}}) {
+    BoxBlurCpuScratch scratch(w, h);
+    for (bool natural : {false, true}) {
+      const HostImage in = makeInput(w, h, natural, 23);
+      for (BorderMode mode : kModes)
+        for (int r : {0, 1, 2, 7, 100}) {
+          const BlurParams p{r, 1, mode};
+          const HostImage out = cpuBlur(in, p, scratch);
+          const std::vector<int> xs = sampleAxis(w, r), ys = sampleAxis(h, r);
+          for (int y : ys)
+            for (int x : xs) {
+              const uchar4 want = naivePixel(in, x, y, r, mode);
+              ASSERT_TRUE(samePixel(out.at(x, y), want)) << describe(w, h, natural, p) << " at " << x << "," << y;
+            }
+        }
+    }
+  }
+}
+
+TEST(BoxBlurCpu, PassesAreRepeatedSinglePasses) {
+  const int w = 1921, h = 1081;
+  BoxBlurCpuScratch scratch(w, h);
+  const HostImage in = test::makeNatural(w, h, 5);
+  for (BorderMode mode : kModes)
+    for (int r : {2, 7, 100}) {
+      HostImage chained = in;
+      for (int passes = 1; passes <= 3; ++passes) {
+        chained = cpuBlur(chained, BlurParams{r, 1, mode}, scratch);
+        const BlurParams p{r, passes, mode};
+        const test::ImageDiff d = test::compare(cpuBlur(in, p, scratch), chained);
+        ASSERT_EQ(d.differing, 0u) << describe(w, h, true, p) << ": " << d.first;
+      }
+    }
+}
+
+TEST(BoxBlurCpu, KeepsAlphaAndConstantImages) {
+  const int w = 64, h = 48;
+  BoxBlurCpuScratch scratch(w, h);
+  HostImage in = test::makeRandom(w, h, 3);
+  const HostImage out = cpuBlur(in, BlurParams{9, 3, BorderMode::Reflect}, scratch);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) ASSERT_EQ(out.at(x, y).w, in.at(x, y).w) << x << "," << y;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) in.at(x, y) = make_uchar4(200, 17, 255, uint8_t(x));
+  for (BorderMode mode : {BorderMode::Replicate, BorderMode::Reflect, BorderMode::Wrap}) {
+    const HostImage flat = cpuBlur(in, BlurParams{kMaxBlurRadius, 2, mode}, scratch);
+    EXPECT_EQ(test::compare(flat, in).differing, 0u) << int(mode);
+  }
+}
+
+TEST(BoxBlurMath, DividerIsExactRoundHalfUp) {
+  // Every radius; the sums just below and at each rounding boundary, plus a stride.
+  // (An exhaustive check of every sum 0..255*(2r+1)^2 for every r also passed.)
+  for (int r = 0; r <= kMaxBlurRadius; ++r) {
+    const uint32_t area = uint32_t(2 * r + 1) * uint32_t(2 * r + 1);
+    const blur::Divider dv = blur::makeDivider(area);
+    for (uint32_t q = 0; q <= 255; ++q)
+      for (uint32_t s : {q * area, q * area + area / 2 - 1, q * area + area / 2, q * area + area - 1}) {
+        if (s > 255 * area || (area == 1 && s != q)) continue;
+        ASSERT_EQ(blur::roundDiv(s, dv), (s + area / 2) / area) << "r=" << r << " s=" << s;
+      }
+    for (uint32_t s = 0; s <= 255 * area; s += 977) ASSERT_EQ(blur::roundDiv(s, dv), (s + area / 2) / area);
+  }
+}
+
+// Both backends reject the same arguments; `blur` runs one backend on views of `a`/`b`.
+template <class Blur>
+void expectArgumentChecks(RgbaView a, RgbaView b, Blur&& blur) {
+  auto run = [&](ConstRgbaView in, RgbaView out, BlurParams p) { blur(in, out, p); };
+  EXPECT_THROW(run(a, b, BlurParams{-1, 1}), std::invalid_argument);
+  EXPECT_THROW(run(a, b, BlurParams{kMaxBlurRadius + 1, 1}), std::invalid_argument);
+  EXPECT_THROW(run(a, b, BlurParams{3, 0}), std::invalid_argument);
+  EXPECT_THROW(run(a, b, BlurParams{3, kMaxBlurPasses + 1}), std::invalid_argument);
+  EXPECT_THROW(run(a, b, BlurParams{3, 1, static_cast<BorderMode>(7)}), std::invalid_argument);
+  EXPECT_THROW(run(a, a, BlurParams{3, 1}), std::invalid_argument);  // in place
+  RgbaView shifted = a;                                           // overlapping by rows
+  shifted.data = a.row(1);
+  shifted.height = a.height - 1;
+  RgbaView top = a;
+  top.height = a.height - 1;
+  EXPECT_THROW(run(top, shifted, BlurParams{3, 1}), std::invalid_argument);
+  RgbaView smaller = b;
+  smaller.width -= 1;
+  EXPECT_THROW(run(a, smaller, BlurParams{3, 1}), std::invalid_argument);  // sizes differ
+  RgbaView badPitch = b;
+  badPitch.pitch = size_t(b.width) * 4 - 4;
+  EXPECT_THROW(run(a, badPitch, BlurParams{3, 1}), std::invalid_argument);
+  EXPECT_NO_THROW(run(a, b, BlurParams{kMaxBlurRadius, kMaxBlurPasses, BorderMode::Wrap}));
+}
+
+TEST(BoxBlurArgs, CpuRejectsBadArguments) {
+  HostImage a = test::makeRandom(16, 8, 1), b(16, 8), big(17, 9), big2(17, 9);
+  BoxBlurCpuScratch scratch(16, 8);
+  expectArgumentChecks(a.view(), b.view(), [&](ConstRgbaView in, RgbaView out, const BlurParams& p) {
+    boxBlurCpu(in, out, p, scratch);
+  });
+  EXPECT_THROW(boxBlurCpu(big.cview(), big2.view(), BlurParams{}, scratch), std::invalid_argument);
+  EXPECT_THROW(BoxBlurCpuScratch(0, 5), std::invalid_argument);
+  EXPECT_THROW(BoxBlurCpuScratch(5, kMaxBlurDimension + 1), std::invalid_argument);
+}
+
+TEST(BoxBlurArgs, GpuRejectsBadArguments) {
+  VP_REQUIRE_GPU();
+  DeviceImage a = test::upload(test::makeRandom(16, 8, 1)), b(16, 8), big(17, 9), big2(17, 9);
+  BoxBlurWorkspace ws(16, 8);
+  Stream stream;
+  expectArgumentChecks(a.view(), b.view(), [&](ConstRgbaView in, RgbaView out, const BlurParams& p) {
+    boxBlurGpu(in, out, p, ws, stream);
+  });
+  EXPECT_THROW(boxBlurGpu(big.view(), big2.view(), BlurParams{}, ws, stream), std::invalid_argument);
+  EXPECT_THROW(BoxBlurWorkspace(0, 5), std::invalid_argument);
+  EXPECT_THROW(BoxBlurWorkspace(kMaxBlurDimension + 1, 5), std::invalid_argument);
+  stream.synchronize();
+}
+
+// GPU output for `p` into a poisoned `out`, downloaded after the stream drains.
+HostImage gpuBlur(const DeviceImage& in, DeviceImage& out, const BlurParams& p, BoxBlurWorkspace& ws,
+                  cudaStream_t stream, const detail::BoxBlurTuning& tuning = {}) {
+  test::poison(out);
+  detail::boxBlurGpuTuned(in.view(), out.view(), p, ws, tuning, stream);
+  VP_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return test::download(out);
+}
+
+struct GpuCase {
+  std::vector<std::pair<int, int>> sizes;
+  std::vector<int> radii;
+  std::vector<int> passes;
+  std::vector<bool> natural;
+  detail::BoxBlurTuning tuning;
+};
+
+void expectGpuMatchesCpu(const GpuCase& c) {
+  Stream stream;
+  for (auto [w, h] : c.sizes) {
+    BoxBlurWorkspace ws(w, h);
+    BoxBlurCpuScratch scratch(w, h);
+    DeviceImage out(w, h);
+    for (bool natural : c.natural) {
+      const HostImage in = makeInput(w, h, natural, 29);
+      const DeviceImage din = test::upload(in);
+      for (BorderMode mode : kModes)
+        for (int r : c.radii)
+          for (int passes : c.passes) {
+            const BlurParams p{r, passes, mode};
+            const test::ImageDiff d =
+                test::compare(gpuBlur(din, out, p, ws, stream, c.tuning), cpuBlur(in, p, scratch));
+            ASSERT_EQ(d.differing, 0u) << describe(w, h, natural, p) << " pdl=" << c.tuning.pdl
+                                       << " columns=" << c.tuning.verticalColumns << ": " << d.first;
+          }
+    }
+  }
+}
+
+TEST(BoxBlurGpu, MatchesCpuOnSmallImages) {
+  VP_REQUIRE_GPU();
+  expectGpuMatchesCpu({{{1, 1}, {2, 3}, {7, 5}, {37, 23}, {130, 70}},
+                       {0, 1, 2, 5, 7, 15, 100, 128},
+                       {1, 2, 3},
+                       {false, true},
+                       {}});
+}
+
+TEST(BoxBlurGpu, MatchesCpuOnLargeImages) {
+  VP_REQUIRE_GPU();
+  expectGpuMatchesCpu({{{1921, 1081}, {1920, 1080}}, {0, 1, 2, 7, 15, 100, 128}, {1, 2, 3}, {false, true}, {}});
+}
+
+TEST(BoxBlurGpu, MatchesCpuIn4K) {
+  VP_REQUIRE_GPU();
+  expectGpuMatchesCpu({{{3840, 2160}, {3841, 2161}}, {1, 15, 100}, {1, 2}, {true}, {}});
+}
+
+TEST(BoxBlurGpu, EveryLaunchVariantMatchesCpu) {
+  VP_REQUIRE_GPU();
+  for (bool pdl : {true, false})
+    for (int columns : {1, 2, 4, 8})
+      expectGpuMatchesCpu({{{1, 1}, {37, 23}, {1921, 1081}}, {3, 100}, {1, 3}, {false}, {pdl, columns, 3}});
+}
+
+// Views that start mid-allocation (rows not 256-byte aligned, pitch of the parent),
+// and two blurs queued back to back on one stream sharing a workspace.
+TEST(BoxBlurGpu, SubViewsAndBackToBackCalls) {
+  VP_REQUIRE_GPU();
+  const int W = 301, H = 203, x0 = 3, y0 = 2, w = 290, h = 190;
+  const HostImage full = test::makeNatural(W, H, 41);
+  const DeviceImage din = test::upload(full);
+  DeviceImage dout(W, H), dout2(W, H);
+  test::poison(dout);
+  test::poison(dout2);
+  auto sub = [&](const DeviceImage& img) {
+    RgbaView v = img.view();
+    return RgbaView{v.row(y0) + x0, v.pitch, w, h};
+  };
+  HostImage in(w, h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) in.at(x, y) = full.at(x + x0, y + y0);
+  BoxBlurWorkspace ws(W, H);
+  BoxBlurCpuScratch scratch(w, h);
+  Stream stream;
+  const BlurParams p1{100, 3, BorderMode::Reflect}, p2{4, 2, BorderMode::Wrap};
+  boxBlurGpu(sub(din), sub(dout), p1, ws, stream);
+  boxBlurGpu(sub(dout), sub(dout2), p2, ws, stream);  // reads the first result
+  stream.synchronize();
+  const HostImage got1 = test::download(dout), got2 = test::download(dout2);
+  const HostImage want1 = cpuBlur(in, p1, scratch), want2 = cpuBlur(want1, p2, scratch);
+  for (int y = 0; y < H; ++y)
+    for (int x = 0; x < W; ++x) {
+      const bool inside = x >= x0 && x < x0 + w && y >= y0 && y < y0 + h;
+      const uchar4 poison = make_uchar4(test::kPoison, test::kPoison, test::kPoison, test::kPoison);
+      ASSERT_TRUE(samePixel(got1.at(x, y), inside ? want1.at(x - x0, y - y0) : poison)) << x << "," << y;
+      ASSERT_TRUE(samePixel(got2.at(x, y), inside ? want2.at(x - x0, y - y0) : poison)) << x << "," << y;
+    }
+}
+
+// Few launches, for compute-sanitizer (memcheck, racecheck, synccheck).
+TEST(BoxBlurGpu, SanitizerSubset) {
+  VP_REQUIRE_GPU();
+  expectGpuMatchesCpu({{{1, 1}, {7, 5}, {37, 23}, {130, 70}}, {1, 7, 100}, {1, 3}, {true}, {}});
+  expectGpuMatchesCpu({{{37, 23}}, {7}, {2}, {false}, {true, 1, 3}});
+}
+
+}  // namespace
+}  // namespace vp

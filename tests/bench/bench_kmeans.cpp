@@ -1,0 +1,121 @@
+// K-means benchmarks: kernel time by CUDA events (median over repetitions), input in
+// device memory, natural-looking frames. Counters: px/s = frame pixels per second,
+// px_it/s = pixel-iterations per second (the assignment throughput), iters = Lloyd
+// iterations per frame.
+#include "gpu/kmeans.h"
+#include "support/cuda_bench.h"
+#include "support/images.h"
+
+#include <map>
+#include <tuple>
+#include <vector>
+
+namespace vp::test {
+namespace {
+
+const HostImage& natural(int w, int h, float phase = 0.f) {
+  static std::map<std::tuple<int, int, float>, HostImage> cache;
+  auto key = std::make_tuple(w, h, phase);
+  auto it = cache.find(key);
+  if (it == cache.end()) it = cache.emplace(key, makeNatural(w, h, 7, phase)).first;
+  return it->second;
+}
+
+void setRates(benchmark::State& st, double pixels, double iterations) {
+  st.counters["px/s"] = benchmark::Counter(pixels * double(st.iterations()), benchmark::Counter::kIsRate);
+  st.counters["px_it/s"] =
+      benchmark::Counter(pixels * iterations * double(st.iterations()), benchmark::Counter::kIsRate);
+}
+
+// Args: width, height, k, maxIterations, blocksPerSm (0: default), fullGrid, init.
+// epsilon = 0: every frame runs exactly maxIterations.
+void BM_KmeansGpu(benchmark::State& st) {
+  if (skipWithoutGpu(st)) return;
+  const int w = int(st.range(0)), h = int(st.range(1));
+  KmeansParams p;
+  p.k = int(st.range(2));
+  p.maxIterations = int(st.range(3));
+  p.epsilon = 0.f;
+  p.init = KmeansInit(st.range(6));
+  KmeansWorkspace ws;
+  if (st.range(4) > 0) ws.tuning.blocksPerSm = int(st.range(4));
+  ws.tuning.fullGrid = st.range(5) != 0;
+  DeviceImage in = upload(natural(w, h)), out(w, h);
+  DeviceBuffer labels(size_t(w) * h), state(sizeof(KmeansState));
+  Stream s;
+  timeCudaLoop(st, s, [&](cudaStream_t stream) {
+    kmeansGpu(in.view(), out.view(), labels.as<uint8_t>(), state.as<KmeansState>(), p, ws, stream);
+  });
+  setRates(st, double(w) * h, p.maxIterations);
+}
+BENCHMARK(BM_KmeansGpu)
+    ->ArgNames({"w", "h", "k", "it", "bps", "full", "init"})
+    ->Args({1920, 1080, 8, 20, 0, 0, 0})  // the 1080p target
+    ->Args({3840, 2160, 8, 20, 0, 0, 0})  // the 4K target
+    ->Args({1920, 1080, 4, 20, 0, 0, 0})
+    ->Args({1920, 1080, 16, 20, 0, 0, 0})
+    ->Args({1920, 1080, 32, 20, 0, 0, 0})
+    ->Args({1920, 1080, 8, 0, 0, 0, 0})  // init + final pass only: per-iteration cost by difference
+    ->Args({1920, 1080, 8, 1, 0, 0, 0})
+    ->Args({3840, 2160, 8, 0, 0, 0, 0})
+    ->Args({1920, 1080, 8, 20, 1, 0, 0})  // launch shape: 1 block (8 warps) per SM
+    ->Args({3840, 2160, 8, 20, 1, 0, 0})
+    ->Args({1920, 1080, 32, 20, 1, 0, 0})
+    ->Args({64, 64, 8, 0, 0, 1, 0})  // a full grid on a tiny image: barrier and launch cost
+    ->Args({64, 64, 8, 20, 0, 1, 0})
+    ->Args({1920, 1080, 8, 0, 0, 0, 1})  // k-means++ seeding cost (k 8 and 32)
+    ->Args({1920, 1080, 32, 0, 0, 0, 1})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+// Consecutive frames of a moving clip, warm-started from the previous frame's centres
+// with the default epsilon (0.01): time and Lloyd iterations per frame.
+void BM_KmeansWarm(benchmark::State& st) {
+  if (skipWithoutGpu(st)) return;
+  const int w = int(st.range(0)), h = int(st.range(1)), frames = 16;
+  std::vector<DeviceImage> clip;
+  for (int f = 0; f < frames; ++f) clip.push_back(upload(natural(w, h, 0.05f * f)));
+  DeviceImage out(w, h);
+  DeviceBuffer labels(size_t(w) * h), state(sizeof(KmeansState));
+  PinnedBuffer host(sizeof(KmeansState));
+  KmeansWorkspace ws;
+  KmeansParams p;
+  Stream s;
+  p.init = KmeansInit::Uniform;  // the clip's first frame
+  kmeansGpu(clip[0].view(), out.view(), labels.as<uint8_t>(), state.as<KmeansState>(), p, ws, s);
+  p.init = KmeansInit::Warm;
+  Event start, stop;
+  double iterations = 0;
+  int i = 1;
+  for (auto _ : st) {
+    const int f = i < frames ? i : 2 * frames - 2 - i;  // back and forth: the motion never jumps
+    i = (i + 1) % (2 * frames - 2);
+    start.record(s);
+    kmeansGpu(clip[f].view(), out.view(), labels.as<uint8_t>(), state.as<KmeansState>(), p, ws, s);
+    stop.record(s);
+    VP_CUDA_CHECK(cudaMemcpyAsync(host.get(), state.get(), sizeof(KmeansState), cudaMemcpyDeviceToHost, s));
+    s.synchronize();
+    st.SetIterationTime(double(Event::elapsedMs(start, stop)) * 1e-3);
+    iterations += host.as<KmeansState>()->iterations;
+  }
+  st.counters["iters"] = iterations / double(st.iterations());
+  setRates(st, double(w) * h, iterations / double(st.iterations()));
+}
+BENCHMARK(BM_KmeansWarm)->Args({1920, 1080})->Args({3840, 2160})->UseManualTime()->Unit(benchmark::kMicrosecond);
+
+// The CPU twin (OpenMP over every core), 1080p, k 8, 20 iterations, epsilon 0.
+void BM_KmeansCpu(benchmark::State& st) {
+  const HostImage& in = natural(1920, 1080);
+  HostImage out(1920, 1080);
+  std::vector<uint8_t> labels(size_t(1920) * 1080);
+  KmeansState state;
+  KmeansParams p;
+  p.k = int(st.range(0));
+  p.epsilon = 0.f;
+  for (auto _ : st) kmeansCpu(in.cview(), out.view(), labels.data(), state, p);
+  setRates(st, 1920.0 * 1080.0, p.maxIterations);
+}
+BENCHMARK(BM_KmeansCpu)->ArgName("k")->Arg(8)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace vp::test

@@ -1,0 +1,470 @@
+// K-means: the CPU twin against a plain textbook Lloyd's loop, a score-independent
+// nearest-centre check, behaviour checks (empty clusters, k-means++ seeding, warm
+// start), and GPU vs CPU twin bit-exact equality. Tolerances: none, except the
+// score-independent check (a label's exact squared distance may exceed the minimum
+// over centres by at most 0.25 squared 8-bit levels; see kmeans_math.h).
+#include "gpu/kmeans.h"
+#include "support/gpu_test.h"
+#include "support/images.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <functional>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace vp {
+namespace {
+
+struct Result {
+  std::vector<uint8_t> labels;
+  HostImage out;
+  KmeansState state;
+};
+
+enum class Input { Random, Natural };
+
+const HostImage& input(int w, int h, Input kind, float phase = 0.f) {
+  static std::map<std::tuple<int, int, Input, float>, HostImage> cache;
+  auto key = std::make_tuple(w, h, kind, phase);
+  auto it = cache.find(key);
+  if (it == cache.end())
+    it = cache.emplace(key, kind == Input::Random ? test::makeRandom(w, h, 42) : test::makeNatural(w, h, 7, phase))
+             .first;
+  return it->second;
+}
+
+// A plausible previous frame's state for warm starts.
+KmeansState warmState() {
+  KmeansState s;
+  for (int j = 0; j < kMaxClusters; ++j) {
+    s.centres[j][0] = float((j * 53 + 11) % 256) + 0.25f;
+    s.centres[j][1] = float((j * 97 + 40) % 256) + 0.5f;
+    s.centres[j][2] = float((j * 29 + 200) % 256) + 0.75f;
+  }
+  return s;
+}
+
+// ---- The plain textbook reference: single-threaded, written from the definition. ----
+
+std::vector<uchar4> raster(const HostImage& img) { return {img.data(), img.data() + img.width() * img.height()}; }
+
+void naivePlusPlus(const std::vector<uchar4>& px, int k, uint64_t seed, std::vector<float>& c) {
+  const uint64_t n = px.size(), m = std::min<uint64_t>(n, kKmeansPlusPlusSamples);
+  std::vector<uchar4> sample;
+  for (uint64_t i = 0; i < m; ++i) sample.push_back(px[i * n / m]);
+  km::SplitMix64 rng(seed);
+  std::vector<uchar4> chosen{sample[rng.next() % m]};
+  while (int(chosen.size()) < k) {
+    std::vector<uint64_t> d2(m);
+    uint64_t total = 0;
+    for (uint64_t i = 0; i < m; ++i) {
+      uint64_t best = UINT64_MAX;
+      for (uchar4 ch : chosen) best = std::min<uint64_t>(best, km::pixelDistance2(sample[i], ch));
+      d2[i] = best;
+      total += best;
+    }
+    if (total == 0) {
+      chosen.push_back(sample[rng.next() % m]);
+      continue;
+    }
+    uint64_t u = rng.next() % total, prefix = 0, i = 0;
+    while ((prefix += d2[i]) <= u) ++i;
+    chosen.push_back(sample[i]);
+  }
+  for (int j = 0; j < k; ++j) c[3 * j] = chosen[j].x, c[3 * j + 1] = chosen[j].y, c[3 * j + 2] = chosen[j].z;
+}
+
+int naiveNearest(uchar4 p, const std::vector<float>& c, int k) {
+  int bi = 0;
+  float best = INFINITY;
+  for (int j = 0; j < k; ++j) {
+    float s = km::score(p.x, p.y, p.z, km::centreCoeffs(c[3 * j], c[3 * j + 1], c[3 * j + 2]));
+    if (s < best) best = s, bi = j;
+  }
+  return bi;
+}
+
+Result naiveLloyd(const HostImage& img, const KmeansParams& p, const KmeansState& initial) {
+  const std::vector<uchar4> px = raster(img);
+  const uint64_t n = px.size();
+  const int k = p.k;
+  std::vector<float> c(3 * k);
+  if (p.init == KmeansInit::Uniform) {
+    for (int j = 0; j < k; ++j) {
+      uchar4 q = px[uint64_t(j) * n / uint64_t(k)];
+      c[3 * j] = q.x, c[3 * j + 1] = q.y, c[3 * j + 2] = q.z;
+    }
+  } else if (p.init == KmeansInit::KmeansPlusPlus) {
+    naivePlusPlus(px, k, p.seed, c);
+  } else {
+    for (int j = 0; j < k; ++j)
+      for (int ch = 0; ch < 3; ++ch) c[3 * j + ch] = initial.centres[j][ch];
+  }
+  Result r{std::vector<uint8_t>(n), HostImage(img.width(), img.height()), initial};
+  r.state.shift2 = INFINITY;
+  r.state.iterations = 0;
+  for (int it = 0; it < p.maxIterations; ++it) {
+    std::vector<uint64_t> sum(4 * k, 0);
+    for (uchar4 q : px) {
+      int j = naiveNearest(q, c, k);
+      sum[4 * j] += q.x, sum[4 * j + 1] += q.y, sum[4 * j + 2] += q.z, sum[4 * j + 3] += 1;
+    }
+    float shift2 = 0.f;
+    for (int j = 0; j < k; ++j) {
+      if (sum[4 * j + 3] == 0) continue;
+      float nc[3];
+      for (int ch = 0; ch < 3; ++ch) nc[ch] = float(double(sum[4 * j + ch]) / double(sum[4 * j + 3]));
+      shift2 = std::max(shift2, km::shiftSquared(c[3 * j], c[3 * j + 1], c[3 * j + 2], nc[0], nc[1], nc[2]));
+      for (int ch = 0; ch < 3; ++ch) c[3 * j + ch] = nc[ch];
+    }
+    r.state.shift2 = shift2;
+    r.state.iterations = it + 1;
+    if (shift2 < p.epsilon) break;
+  }
+  r.state.cost = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    int j = naiveNearest(px[i], c, k);
+    r.labels[i] = uint8_t(j);
+    r.out.data()[i] = make_uchar4(km::centreByte(c[3 * j]), km::centreByte(c[3 * j + 1]),
+                                  km::centreByte(c[3 * j + 2]), px[i].w);
+    r.state.cost += km::pixelCost(px[i].x, px[i].y, px[i].z, c[3 * j], c[3 * j + 1], c[3 * j + 2]);
+  }
+  for (int j = 0; j < k; ++j) {
+    for (int ch = 0; ch < 3; ++ch) r.state.centres[j][ch] = c[3 * j + ch];
+    r.state.centres[j][3] = 0.f;
+  }
+  r.state.k = k;
+  return r;
+}
+
+// ---- Runners and comparison ----
+
+Result runCpu(const HostImage& img, const KmeansParams& p, const KmeansState& initial) {
+  Result r{std::vector<uint8_t>(img.width() * size_t(img.height()), 0xA5), HostImage(img.width(), img.height()),
+        initial};
+  test::poison(r.out);
+  kmeansCpu(img.cview(), r.out.view(), r.labels.data(), r.state, p);
+  return r;
+}
+
+Result runGpu(const HostImage& img, const KmeansParams& p, const KmeansState& initial, KmeansWorkspace& ws) {
+  const size_t n = img.width() * size_t(img.height());
+  DeviceImage in = test::upload(img), out(img.width(), img.height());
+  test::poison(out);
+  DeviceBuffer labels(n), state(sizeof(KmeansState));
+  VP_CUDA_CHECK(cudaMemset(labels.get(), test::kPoison, n));
+  VP_CUDA_CHECK(cudaMemcpy(state.get(), &initial, sizeof initial, cudaMemcpyHostToDevice));
+  Stream s;
+  kmeansGpu(in.view(), out.view(), labels.as<uint8_t>(), state.as<KmeansState>(), p, ws, s);
+  s.synchronize();
+  Result r{std::vector<uint8_t>(n), test::download(out), {}};
+  VP_CUDA_CHECK(cudaMemcpy(r.labels.data(), labels.get(), n, cudaMemcpyDeviceToHost));
+  VP_CUDA_CHECK(cudaMemcpy(&r.state, state.get(), sizeof r.state, cudaMemcpyDeviceToHost));
+  return r;
+}
+
+bool sameBits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+void expectSame(const Result& got, const Result& want, int k) {
+  EXPECT_EQ(got.state.k, want.state.k);
+  EXPECT_EQ(got.state.iterations, want.state.iterations);
+  EXPECT_EQ(got.state.cost, want.state.cost);
+  EXPECT_TRUE(sameBits(got.state.shift2, want.state.shift2)) << got.state.shift2 << " vs " << want.state.shift2;
+  for (int j = 0; j < k; ++j)
+    for (int ch = 0; ch < 4; ++ch)
+      EXPECT_TRUE(sameBits(got.state.centres[j][ch], want.state.centres[j][ch]))
+          << "centre " << j << "." << ch << ": " << got.state.centres[j][ch] << " vs " << want.state.centres[j][ch];
+  size_t differing = 0, first = 0;
+  for (size_t i = got.labels.size(); i-- > 0;)
+    if (got.labels[i] != want.labels[i]) ++differing, first = i;
+  EXPECT_EQ(differing, 0u) << "labels; first at " << first << ": " << int(got.labels[first]) << " vs "
+                           << int(want.labels[first]);
+  test::ImageDiff d = test::compare(got.out, want.out);
+  EXPECT_EQ(d.differing, 0u) << d.first;
+}
+
+const char* initName(KmeansInit i) {
+  return i == KmeansInit::Uniform ? "uniform" : i == KmeansInit::KmeansPlusPlus ? "kpp" : "warm";
+}
+
+struct Case {
+  int w, h;
+  Input input;
+  int k;
+  KmeansInit init;
+  int maxIterations;
+  float epsilon;
+};
+
+std::string caseName(const testing::TestParamInfo<Case>& info) {
+  const Case& c = info.param;
+  return std::to_string(c.w) + "x" + std::to_string(c.h) + (c.input == Input::Random ? "_random" : "_natural") +
+         "_k" + std::to_string(c.k) + "_" + initName(c.init) + "_it" + std::to_string(c.maxIterations) +
+         (c.epsilon > 0 ? "_early" : "_eps0") + "_" + std::to_string(info.index);
+}
+
+KmeansParams paramsOf(const Case& c) {
+  KmeansParams p;
+  p.k = c.k, p.init = c.init, p.maxIterations = c.maxIterations, p.epsilon = c.epsilon;
+  return p;
+}
+
+// Small images: every k, init and stopping rule. Large: a selection (the naive loop is slow).
+std::vector<Case> smallCases() {
+  std::vector<Case> cases;
+  for (auto [w, h] : {std::pair{1, 1}, {2, 3}, {37, 11}})
+    for (Input in : {Input::Random, Input::Natural})
+      for (int k : {1, 2, 8, 32})
+        for (KmeansInit init : {KmeansInit::Uniform, KmeansInit::KmeansPlusPlus, KmeansInit::Warm})
+          for (auto [it, eps] : {std::pair{0, 0.f}, {3, 0.f}, {20, 0.f}, {50, 1.f}})
+            cases.push_back({w, h, in, k, init, it, eps});
+  return cases;
+}
+std::vector<Case> largeCases() {
+  return {{1921, 1081, Input::Random, 8, KmeansInit::Uniform, 3, 0.f},
+          {1921, 1081, Input::Natural, 32, KmeansInit::KmeansPlusPlus, 2, 0.f},
+          {1921, 1081, Input::Natural, 1, KmeansInit::Warm, 3, 0.f},
+          {1921, 1081, Input::Natural, 2, KmeansInit::Uniform, 0, 0.f},
+          {1920, 1080, Input::Natural, 8, KmeansInit::Uniform, 20, 1.f},
+          {1920, 1080, Input::Random, 2, KmeansInit::KmeansPlusPlus, 5, 0.f},
+          {1920, 1080, Input::Natural, 32, KmeansInit::Warm, 1, 0.f},
+          {1920, 1080, Input::Random, 32, KmeansInit::Uniform, 2, 0.f}};
+}
+
+class KmeansCpuVsNaive : public testing::TestWithParam<Case> {};
+
+TEST_P(KmeansCpuVsNaive, Identical) {
+  const Case& c = GetParam();
+  const HostImage& img = input(c.w, c.h, c.input);
+  KmeansParams p = paramsOf(c);
+  expectSame(runCpu(img, p, warmState()), naiveLloyd(img, p, warmState()), c.k);
+}
+INSTANTIATE_TEST_SUITE_P(Small, KmeansCpuVsNaive, testing::ValuesIn(smallCases()), caseName);
+INSTANTIATE_TEST_SUITE_P(Large, KmeansCpuVsNaive, testing::ValuesIn(largeCases()), caseName);
+
+TEST(KmeansCpu, LabelsAreNearestByExactDistance) {
+  for (auto [in, k] : {std::pair{Input::Natural, 8}, {Input::Random, 32}}) {
+    const HostImage& img = input(1921, 1081, in);
+    KmeansParams p;
+    p.k = k, p.maxIterations = 4, p.epsilon = 0.f;
+    Result r = runCpu(img, p, {});
+    double worst = 0;
+    for (size_t i = 0; i < r.labels.size(); ++i) {
+      const uchar4 q = img.data()[i];
+      const double px[3] = {double(q.x), double(q.y), double(q.z)};
+      auto exact = [&](int j) {
+        double d = 0;
+        for (int ch = 0; ch < 3; ++ch) d += (px[ch] - r.state.centres[j][ch]) * (px[ch] - r.state.centres[j][ch]);
+        return d;
+      };
+      double best = exact(0);
+      for (int j = 1; j < k; ++j) best = std::min(best, exact(j));
+      worst = std::max(worst, exact(r.labels[i]) - best);
+    }
+    EXPECT_LE(worst, 0.25) << "k=" << k;
+  }
+}
+
+TEST(KmeansCpu, EmptyClusterKeepsItsCentre) {
+  HostImage img(40, 30);  // three colours, k = 8: uniform init duplicates them
+  for (int y = 0; y < 30; ++y)
+    for (int x = 0; x < 40; ++x)
+      img.at(x, y) = y < 10 ? make_uchar4(200, 10, 10, 255) : y < 20 ? make_uchar4(10, 200, 10, 255)
+                                                                     : make_uchar4(10, 10, 200, 255);
+  KmeansParams p;
+  p.k = 8, p.maxIterations = 5;
+  Result r = runCpu(img, p, {});
+  std::vector<int> count(8, 0);
+  for (uint8_t l : r.labels) ++count[l];
+  int empty = 0;
+  for (int j = 0; j < 8; ++j) {
+    uchar4 initial = img.data()[size_t(j) * 1200 / 8];
+    if (count[j] == 0) {
+      ++empty;
+      EXPECT_EQ(r.state.centres[j][0], float(initial.x)) << j;
+      EXPECT_EQ(r.state.centres[j][1], float(initial.y)) << j;
+      EXPECT_EQ(r.state.centres[j][2], float(initial.z)) << j;
+    }
+  }
+  EXPECT_EQ(empty, 5);
+  EXPECT_EQ(r.state.cost, 0u);
+  EXPECT_EQ(r.state.iterations, 1);  // centres already exact: shift 0 < epsilon
+}
+
+TEST(KmeansCpu, PlusPlusDeterministicPerSeed) {
+  const HostImage& img = input(320, 240, Input::Random);
+  KmeansParams p;
+  p.k = 8, p.init = KmeansInit::KmeansPlusPlus, p.maxIterations = 0;
+  Result a = runCpu(img, p, {}), b = runCpu(img, p, {});
+  p.seed = 12345;
+  Result c = runCpu(img, p, {});
+  EXPECT_EQ(std::memcmp(a.state.centres, b.state.centres, sizeof a.state.centres), 0);
+  EXPECT_NE(std::memcmp(a.state.centres, c.state.centres, sizeof a.state.centres), 0);
+}
+
+TEST(KmeansCpu, WarmStartFromConvergedCentresTakesOneIteration) {
+  const HostImage& img = input(96, 64, Input::Natural);
+  KmeansParams p;
+  p.k = 8, p.maxIterations = 1000, p.epsilon = 1e-30f;  // shift2 < 1e-30 only when it is 0
+  Result converged = runCpu(img, p, {});
+  ASSERT_LT(converged.state.iterations, 1000);
+  p.init = KmeansInit::Warm;
+  Result warm = runCpu(img, p, converged.state);
+  EXPECT_EQ(warm.state.iterations, 1);
+  EXPECT_EQ(warm.state.shift2, 0.f);
+  expectSame(warm, Result{converged.labels, converged.out, warm.state}, 8);
+  EXPECT_EQ(std::memcmp(warm.state.centres, converged.state.centres, sizeof warm.state.centres), 0);
+}
+
+TEST(KmeansCpu, InPlaceEqualsOutOfPlace) {
+  const HostImage& img = input(37, 11, Input::Random);
+  for (int it : {0, 5}) {
+    KmeansParams p;
+    p.maxIterations = it;
+    Result want = runCpu(img, p, {});
+    HostImage inplace = img;
+    KmeansState s;
+    kmeansCpu(inplace.cview(), inplace.view(), nullptr, s, p);
+    EXPECT_EQ(test::compare(inplace, want.out).differing, 0u);
+    EXPECT_EQ(s.cost, want.state.cost);
+  }
+}
+
+void expectArgumentChecks(const std::function<void(ConstRgbaView, RgbaView, const KmeansParams&)>& run) {
+  HostImage img = test::makeRandom(8, 8, 1), out(8, 8), small(4, 8), empty;
+  KmeansParams p;
+  for (int k : {0, -1, 33}) {
+    p.k = k;
+    EXPECT_THROW(run(img.cview(), out.view(), p), std::invalid_argument) << k;
+  }
+  p = {};
+  p.maxIterations = -1;
+  EXPECT_THROW(run(img.cview(), out.view(), p), std::invalid_argument);
+  p = {};
+  EXPECT_THROW(run(empty.cview(), empty.view(), p), std::invalid_argument);
+  EXPECT_THROW(run(img.cview(), small.view(), p), std::invalid_argument);
+}
+
+TEST(KmeansCpu, ArgumentChecks) {
+  expectArgumentChecks([](ConstRgbaView in, RgbaView out, const KmeansParams& p) {
+    KmeansState s;
+    kmeansCpu(in, out, nullptr, s, p);
+  });
+}
+
+// ---- GPU vs CPU twin ----
+
+class KmeansGpuVsCpu : public testing::TestWithParam<Case> {};
+
+TEST_P(KmeansGpuVsCpu, Identical) {
+  VP_REQUIRE_GPU();
+  const Case& c = GetParam();
+  const HostImage& img = input(c.w, c.h, c.input);
+  KmeansParams p = paramsOf(c);
+  KmeansWorkspace ws;
+  expectSame(runGpu(img, p, warmState(), ws), runCpu(img, p, warmState()), c.k);
+}
+
+std::vector<Case> gpuCases() {
+  std::vector<Case> cases = smallCases();
+  for (auto [w, h] : {std::pair{1921, 1081}, {1920, 1080}})
+    for (Input in : {Input::Random, Input::Natural})
+      for (int k : {1, 2, 8, 32})
+        for (KmeansInit init : {KmeansInit::Uniform, KmeansInit::KmeansPlusPlus, KmeansInit::Warm})
+          for (auto [it, eps] : {std::pair{20, 0.f}, {20, 0.5f}})
+            cases.push_back({w, h, in, k, init, it, eps});
+  cases.push_back({1921, 1081, Input::Natural, 16, KmeansInit::Uniform, 0, 0.f});
+  cases.push_back({1920, 1080, Input::Random, 4, KmeansInit::Uniform, 3, 0.f});
+  cases.push_back({3840, 2160, Input::Natural, 8, KmeansInit::Uniform, 20, 0.f});
+  return cases;
+}
+INSTANTIATE_TEST_SUITE_P(All, KmeansGpuVsCpu, testing::ValuesIn(gpuCases()), caseName);
+
+TEST(KmeansGpu, WarmFramesOfAClipMatchCpu) {
+  VP_REQUIRE_GPU();
+  KmeansWorkspace ws;
+  KmeansState cpuState, gpuState;  // each backend carries its own state from frame to frame
+  KmeansParams p;                  // defaults: k 8, 20 iterations, epsilon 0.01
+  for (int f = 0; f < 6; ++f) {
+    const HostImage& img = input(1920, 1080, Input::Natural, 0.1f * f);
+    p.init = f == 0 ? KmeansInit::Uniform : KmeansInit::Warm;
+    Result cpu = runCpu(img, p, cpuState), gpu = runGpu(img, p, gpuState, ws);
+    cpuState = cpu.state, gpuState = gpu.state;
+    SCOPED_TRACE("frame " + std::to_string(f));
+    expectSame(gpu, cpu, p.k);
+    if (f > 0) {
+      EXPECT_LT(cpu.state.iterations, 20);
+    }
+  }
+}
+
+TEST(KmeansGpu, GridShapeAndUnalignedViewsDoNotChangeResults) {
+  VP_REQUIRE_GPU();
+  const HostImage& img = input(1921, 1081, Input::Random);
+  KmeansParams p;
+  p.k = 8, p.maxIterations = 5, p.epsilon = 0.f;
+  Result want = runCpu(img, p, {});
+  for (int shape = 0; shape < 3; ++shape) {
+    KmeansWorkspace ws;
+    ws.tuning.blocksPerSm = shape == 0 ? 1 : 64;
+    ws.tuning.fullGrid = shape == 2;
+    SCOPED_TRACE("shape " + std::to_string(shape));
+    expectSame(runGpu(img, p, {}, ws), want, p.k);
+  }
+  // A view starting one pixel into each row: no 16-byte loads or stores.
+  KmeansWorkspace ws;
+  DeviceImage in = test::upload(img), out(img.width(), img.height());
+  test::poison(out);
+  const int w = img.width() - 1, h = img.height();
+  ConstRgbaView inView{in.view().data + 1, in.pitch(), w, h};
+  RgbaView outView{out.view().data + 1, out.pitch(), w, h};
+  DeviceBuffer state(sizeof(KmeansState));
+  kmeansGpu(inView, outView, nullptr, state.as<KmeansState>(), p, ws, nullptr);
+  KmeansState gpu;
+  VP_CUDA_CHECK(cudaMemcpy(&gpu, state.get(), sizeof gpu, cudaMemcpyDeviceToHost));
+  HostImage sub(w, h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) sub.at(x, y) = img.at(x + 1, y);
+  Result cpu = runCpu(sub, p, {});
+  HostImage got = test::download(out), gotSub(w, h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) gotSub.at(x, y) = got.at(x + 1, y);
+  EXPECT_EQ(test::compare(gotSub, cpu.out).differing, 0u);
+  EXPECT_EQ(got.at(0, 5).x, test::kPoison);  // column 0 untouched
+  EXPECT_EQ(gpu.cost, cpu.state.cost);
+  EXPECT_EQ(std::memcmp(gpu.centres, cpu.state.centres, sizeof(float) * 4 * 8), 0);
+}
+
+TEST(KmeansGpu, InPlaceEqualsOutOfPlace) {
+  VP_REQUIRE_GPU();
+  const HostImage& img = input(1921, 1081, Input::Natural);
+  KmeansWorkspace ws;
+  for (int it : {0, 5}) {
+    KmeansParams p;
+    p.maxIterations = it;
+    Result want = runCpu(img, p, {});
+    DeviceImage d = test::upload(img);
+    DeviceBuffer state(sizeof(KmeansState));
+    kmeansGpu(d.view(), d.view(), nullptr, state.as<KmeansState>(), p, ws, nullptr);
+    EXPECT_EQ(test::compare(test::download(d), want.out).differing, 0u) << it;
+  }
+}
+
+TEST(KmeansGpu, ArgumentChecks) {
+  VP_REQUIRE_GPU();
+  KmeansWorkspace ws;
+  DeviceBuffer state(sizeof(KmeansState));
+  expectArgumentChecks([&](ConstRgbaView in, RgbaView out, const KmeansParams& p) {
+    kmeansGpu(in, out, nullptr, state.as<KmeansState>(), p, ws, nullptr);
+  });
+  DeviceImage in(8, 8), out(8, 8);
+  EXPECT_THROW(kmeansGpu(in.view(), out.view(), nullptr, nullptr, KmeansParams{}, ws, nullptr),
+               std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace vp

@@ -39,6 +39,43 @@ void formatArgs(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK(BM_ConvertToRgbaGpu)->Apply(formatArgs)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
+// Per-conversion cost without the host's launch latency (which the single-launch timing
+// above includes): kGraphBatch conversions captured in one CUDA graph, replayed per
+// iteration. Time is per graph; bytes and items count every conversion.
+constexpr int kGraphBatch = 20;
+
+void BM_ConvertToRgbaGpuGraph(benchmark::State& state) {
+  if (skipWithoutGpu(state)) return;
+  const auto format = PixelFormat(state.range(0));
+  const int w = int(state.range(1)), h = int(state.range(2));
+  const FrameLayout layout = frameLayout(format, w, h);
+  const std::vector<uint8_t> bytes = randomBytes(layout.bytes, 1);
+  DeviceBuffer src(layout.bytes);
+  VP_CUDA_CHECK(cudaMemcpy(src.get(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
+  DeviceImage dst(w, h);
+  const PlanarView view = planarView(layout, src.get());
+  Stream s;
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  VP_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  for (int i = 0; i < kGraphBatch; ++i) convertToRgbaGpu(view, dst.view(), kSpace, s);
+  VP_CUDA_CHECK(cudaStreamEndCapture(s, &graph));
+  VP_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  timeCudaLoop(state, s, [&](cudaStream_t st) { VP_CUDA_CHECK(cudaGraphLaunch(exec, st)); });
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  const int64_t n = int64_t(state.iterations()) * kGraphBatch;
+  state.SetBytesProcessed(n * int64_t(layout.bytes + size_t(w) * h * 4));
+  state.SetItemsProcessed(n);
+  state.SetLabel(std::string(pixelFormatName(format)) + " x" + std::to_string(kGraphBatch) + " per graph");
+}
+BENCHMARK(BM_ConvertToRgbaGpuGraph)
+    ->ArgNames({"fmt", "w", "h"})
+    ->Args({int(PixelFormat::Yuv420p), 1920, 1080})
+    ->Args({int(PixelFormat::Yuv420p), 3840, 2160})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
 void BM_Rgba2Yuv420pGpu(benchmark::State& state) {
   if (skipWithoutGpu(state)) return;
   const int w = int(state.range(0)), h = int(state.range(1));

@@ -1,0 +1,118 @@
+// The heads-up display: a compact Dear ImGui overlay over the video (rates, drops, queue,
+// per-stage timings with rolling plots, processing parameters, input, position) and a help
+// window listing the key bindings. The player fills a HudData each frame; Window::render()
+// draws it with Hud::draw() between ImGui's NewFrame and Render.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vp {
+
+class KeyMap;
+
+// Fixed-capacity ring of samples, laid out for ImGui::PlotLines (values + offset of the oldest).
+// Storage is allocated once; push() never allocates.
+class FloatRing {
+ public:
+  explicit FloatRing(size_t capacity = 240);
+  void push(float value);
+  void clear();
+  size_t size() const { return count_; }
+  size_t capacity() const { return values_.size(); }
+  // i-th oldest sample, i < size().
+  float at(size_t i) const;
+  // Raw storage and the index of the oldest sample in it: PlotLines(values, size(), offset()).
+  const float* data() const { return values_.data(); }
+  int offset() const { return count_ < values_.size() ? 0 : static_cast<int>(head_); }
+
+ private:
+  std::vector<float> values_;  // capacity samples
+  size_t head_ = 0;            // next slot to write
+  size_t count_ = 0;           // samples held, <= capacity
+};
+
+// Timings of one pipeline stage; record() once per frame the stage ran.
+struct StageStats {
+  static constexpr size_t kHistory = 240;  // samples kept: 4 s at 60 fps
+  std::string name;                        // "upload", "convert", ...
+  float lastMs = 0.f;                      // ms, latest sample
+  float avgMs = 0.f;                       // ms, mean over the history
+  float maxMs = 0.f;                       // ms, max over the history
+  FloatRing historyMs{kHistory};           // ms, oldest first
+
+  void record(float ms);
+};
+
+enum class HudStage { Upload, Convert, Kmeans, Blur, Download, Present };
+inline constexpr size_t kHudStageCount = 6;
+
+struct HudData {
+  HudData();  // names the stages "upload" ... "present"
+  StageStats& stage(HudStage s) { return stages[static_cast<size_t>(s)]; }
+  const StageStats& stage(HudStage s) const { return stages[static_cast<size_t>(s)]; }
+
+  // Rates and flow.
+  float displayFps = 0.f;         // frames/s presented
+  float decodeFps = 0.f;          // frames/s out of the decoder
+  float processedFps = 0.f;       // frames/s out of the pipeline
+  uint64_t droppedLate = 0;       // frames dropped for missing their display time, since start
+  uint64_t droppedQueueFull = 0;  // frames dropped because the slot queue was full, since start
+  int queueFill = 0;              // frames waiting in the slot queue
+  int queueCapacity = 0;          // frames the slot queue holds
+  std::array<StageStats, kHudStageCount> stages;  // indexed by HudStage
+
+  // Processing.
+  std::string mode;          // "kmeans", "blur" or "none"
+  int k = 0;                 // K-means clusters
+  int radius = 0;            // box blur radius, pixels
+  int passes = 0;            // box blur passes, 1..3
+  std::string border;        // blur border mode name: "zero", "replicate", "reflect", "wrap"
+  int kmeansIterations = 0;  // K-means iterations run for the frame shown
+  std::string backend;       // "cuda" or "cpu"
+  std::string gpuName;       // device name, empty on the CPU backend
+
+  // Input.
+  int inputWidth = 0;       // pixels
+  int inputHeight = 0;      // pixels
+  std::string pixelFormat;  // "yuv420p", "nv12", ...
+  std::string codec;        // "h264", "rawvideo", ...
+  double inputFps = 0.0;    // nominal frames/s of the input
+  double positionS = 0.0;   // seconds, presentation time of the frame shown
+  double durationS = 0.0;   // seconds; 0 = live source
+  bool paused = false;
+
+  // One status message ("screenshot saved: /path.png"), shown for Hud::kStatusSeconds after it
+  // changes or statusSerial is bumped (bump it to show the same text again).
+  std::string status;
+  uint32_t statusSerial = 0;
+};
+
+class Hud {
+ public:
+  static constexpr double kStatusSeconds = 4.0;  // s a status message stays visible
+
+  // Draws the overlay (when visible), the help window (when helpVisible; its close button clears
+  // the flag) and a fresh status message. Call between ImGui::NewFrame() and ImGui::Render().
+  void draw(const HudData& data, const KeyMap& keys);
+
+  bool visible = true;       // 'h' toggles
+  bool helpVisible = false;  // '?' / F1 toggles
+
+ private:
+  void drawOverlay(const HudData& data, bool showStatus);
+  void drawStatusOnly(const HudData& data);
+  void drawHelp(const KeyMap& keys);
+
+  std::string lastStatus_;     // status text last seen
+  uint32_t lastSerial_ = 0;    // statusSerial last seen
+  double statusSince_ = -1e9;  // ImGui time (s) the current status appeared
+};
+
+// "1:02:03.4", "02:03.4": position / duration text for the HUD.
+std::string formatClock(double seconds);
+
+}  // namespace vp

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Configures (once) and builds vidproc incrementally.
+# Configures (once) and builds vidproc incrementally: scripts/build.sh [TARGET...]
 #   BUILD_DIR   build folder (default: build)
 #   VP_CUDA_ARCHS  CUDA architectures, e.g. "90" (default: Turing..Hopper, see CMakeLists.txt)
 #   VP_CMAKE_ARGS  extra CMake arguments
@@ -14,4 +14,7 @@ if [[ ! -f "$build/build.ninja" || -n "${VP_CUDA_ARCHS:-}${VP_CMAKE_ARGS:-}" ]];
   cmake -S "$root" -B "$build" "${args[@]}" >/dev/null
 fi
 jobs=${VP_JOBS:-$(nproc)}
-cmake --build "$build" -j "$jobs" "$@"
+# Arguments name targets (default: all).
+targets=()
+(($#)) && targets=(--target "$@")
+cmake --build "$build" -j "$jobs" "${targets[@]}"

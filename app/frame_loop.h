@@ -1,0 +1,52 @@
+// The part of the player loop shared by the headless runner and the window:
+// feeds frames from the source's queue into the processor and hands finished
+// frames back, never blocking longer than asked.
+#pragma once
+
+#include "gpu/processor.h"
+#include "io/frame_queue.h"
+#include "io/source.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+namespace vp {
+
+// Host memory for decoded frames: pinned (page-locked) for the CUDA backend so the
+// uploads are asynchronous, plain otherwise.
+HostAllocator frameAllocator(const Processor& processor);
+
+SourceOptions sourceOptionsFrom(const struct Options& options);
+
+class FrameLoop {
+ public:
+  FrameLoop(Source& source, FrameQueue& queue, Processor& processor);
+
+  // One step: releases uploaded inputs, submits the next frame if a slot is free.
+  // Returns true if it did anything.
+  bool feed(const ProcessParams& params);
+  // Blocks briefly for progress: the pending upload, the oldest output, or a frame.
+  void waitForWork();
+  // True when the source has ended and nothing is left in flight.
+  bool finished() const;
+  // Stops submitting (e.g. --frames reached); in-flight frames still come out.
+  void stopFeeding() { feeding_ = false; }
+  // Drops frames already queued or in flight from before a seek (serial).
+  void setSerial(uint32_t serial) { serial_ = serial; }
+
+  int64_t framesIn() const { return framesIn_; }
+  bool endOfStream() const { return eos_; }
+
+ private:
+  Source& source_;
+  FrameQueue& queue_;
+  Processor& processor_;
+  std::optional<uint64_t> pending_;  // submitted frame still in the queue (upload not done)
+  bool eos_ = false;
+  bool feeding_ = true;
+  uint32_t serial_ = 0;
+  int64_t framesIn_ = 0;
+};
+
+}  // namespace vp

@@ -1,0 +1,224 @@
+#include "app/options.h"
+
+#include <CLI/CLI.hpp>
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace vp {
+namespace {
+
+constexpr const char* kFooter = R"(Keys (window): k/K clusters -/+, r/R radius -/+, +/- current parameter, b passes,
+e border, m mode (1 kmeans, 2 blur, 3 none), space pause, . step, left/right seek 5 s,
+down/up seek 60 s, f fullscreen, s screenshot, h HUD, ? or F1 help, q/Esc quit.
+
+Exit codes: 0 success; 1 bad input, unwritable output, no CUDA device for --backend cuda,
+or a runtime failure; 2 bad command line or config file; 130 interrupted (SIGINT/SIGTERM;
+the output file is still finalised).
+
+Every option can also be set in a TOML config file (--config FILE; keys are the long
+option names, see config/default.toml); the command line wins.)";
+
+// String forms of enum options, converted after parsing.
+struct EnumStrings {
+  std::string mode = "kmeans", border = "replicate", init = "kmeans++", backend = "auto";
+  bool noWarm = false, noVsync = false, noSync = false, noProgress = false;
+};
+
+void buildCli(CLI::App& app, Options& o, EnumStrings& e) {
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.footer(kFooter);
+  app.set_version_flag("--version", "vidproc 0.1.0");
+
+  app.add_option("input", o.input, "Video file, device or lavfi graph (default: a built-in moving pattern)");
+  app.add_option("-f,--format", o.format, "Force the input format (v4l2, lavfi, ...)");
+  app.add_option("--webcam", o.webcam, "Capture from a webcam: -f v4l2 DEVICE")->expected(0, 1)->default_str("");
+  app.add_option("--video-size", o.videoSize, "Capture size, e.g. 1280x720 (devices)");
+  app.add_option("--framerate", o.framerate, "Capture frame rate (devices)");
+  app.add_option("--input-pixfmt", o.inputPixfmt, "Capture pixel format: mjpeg, yuyv422, ... (devices)");
+  app.add_flag("--list-devices", o.listDevices, "List capture devices and their formats, then exit");
+  app.add_flag("--reconnect", o.reconnect, "Wait for an unplugged capture device to return");
+  app.add_flag("--loop", o.loop, "Restart the input at its end (files)");
+  app.add_option("--frames", o.frames, "Stop after N processed frames (0 = all)")->check(CLI::NonNegativeNumber);
+
+  app.add_option("--mode", e.mode, "Processing: kmeans, blur or none")
+      ->check(CLI::IsMember({"kmeans", "blur", "none"}));
+  app.add_option("-k,--clusters", o.process.kmeans.k, "K-means clusters (1..32)")->check(CLI::Range(1, 32));
+  app.add_option("--iterations", o.process.kmeans.maxIterations, "K-means maximum iterations per frame")
+      ->check(CLI::Range(0, 1000));
+  app.add_option("--epsilon", o.process.kmeans.epsilon, "K-means stops when the largest squared centre shift < this")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--init", e.init, "K-means initialisation: uniform, kmeans++ or warm")
+      ->check(CLI::IsMember({"uniform", "kmeans++", "warm"}));
+  app.add_flag("--no-warm", e.noWarm, "Re-initialise K-means on every frame instead of warm-starting");
+  app.add_option("--seed", o.process.kmeans.seed, "k-means++ seed");
+  app.add_option("-r,--radius", o.process.blur.radius, "Box blur radius in pixels (0..100)")->check(CLI::Range(0, 100));
+  app.add_option("--passes", o.process.blur.passes, "Box blur passes (1..3; 3 ~ Gaussian)")->check(CLI::Range(1, 3));
+  app.add_option("--border", e.border, "Blur border: zero, replicate, reflect or wrap")
+      ->check(CLI::IsMember({"zero", "replicate", "reflect", "wrap"}));
+  app.add_option("--backend", e.backend, "auto, cuda or cpu")->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+  app.add_option("--streams", o.streams, "Frames in flight (CUDA streams)")->check(CLI::Range(1, 16));
+
+  app.add_flag("--headless", o.headless, "No window (chosen automatically when there is no display)");
+  app.add_option("-o,--output", o.output, "Encode the processed video to FILE (.mp4/.mkv: H.264; --codec ffv1: lossless RGB)");
+  app.add_option("--codec", o.codec, "Encoder: libx264, ffv1, ... (default by extension)");
+  app.add_flag("-y,--overwrite", o.overwrite, "Overwrite an existing output file");
+  app.add_option("--stats-json", o.statsJson, "Write run statistics as JSON to FILE");
+  app.add_flag("--no-progress", e.noProgress, "No progress bar");
+
+  app.add_flag("--no-vsync", e.noVsync, "Do not wait for the display's vertical sync");
+  app.add_flag("--no-sync", e.noSync, "Present frames as fast as they come instead of by timestamp");
+  app.add_flag("--fullscreen", o.fullscreen, "Start in fullscreen");
+  app.add_option("--screenshot-dir", o.screenshotDir, "Folder for screenshots (key s)");
+
+  app.add_option("--log-level", o.logLevel, "trace, debug, info, warn, error or off")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+  app.add_option("--config", o.configPath, "TOML config file (see config/default.toml)");
+}
+
+std::string tomlScalar(const toml::node& node, const std::string& key) {
+  if (node.is_string()) return **node.as_string();
+  if (node.is_integer()) return std::to_string(**node.as_integer());
+  if (node.is_floating_point()) {
+    const double d = **node.as_floating_point();
+    std::ostringstream os;
+    os.precision(17);
+    os << d;
+    return os.str();
+  }
+  throw std::runtime_error("config: key '" + key + "' must be a string, number or boolean");
+}
+
+// Turns a config table into command-line words placed before the real arguments,
+// so the real ones win (TakeLast) and CLI11 validates both the same way.
+std::vector<std::string> configArgs(const toml::table& table, CLI::App& app, Options& o) {
+  std::vector<std::string> args;
+  for (const auto& [k, node] : table) {
+    const std::string key(k.str());
+    if (key == "keys") {
+      const toml::table* keys = node.as_table();
+      if (!keys) throw std::runtime_error("config: 'keys' must be a table of action = \"key\"");
+      for (const auto& [action, binding] : *keys) {
+        auto v = binding.value<std::string>();
+        if (!v) throw std::runtime_error("config: keys." + std::string(action.str()) + " must be a string");
+        o.keys[std::string(action.str())] = *v;
+      }
+      continue;
+    }
+    CLI::Option* opt = key == "input" ? app.get_option_no_throw("input") : app.get_option_no_throw("--" + key);
+    if (!opt || key == "config" || key == "help" || key == "version")
+      throw std::runtime_error("config: unknown key '" + key + "'");
+    if (node.is_boolean()) {
+      if (opt->get_expected_max() != 0) throw std::runtime_error("config: key '" + key + "' is not a boolean");
+      if (**node.as_boolean()) args.push_back("--" + key);
+      continue;
+    }
+    if (key == "input") {
+      args.push_back(tomlScalar(node, key));
+      continue;
+    }
+    args.push_back("--" + key);
+    args.push_back(tomlScalar(node, key));
+  }
+  return args;
+}
+
+void finish(Options& o, const EnumStrings& e) {
+  parseMode(e.mode, o.process.mode);
+  parseBackend(e.backend, o.backend);
+  parseKmeansInit(e.init, o.process.kmeans.init);
+  parseBorderMode(e.border, o.process.blur.border);
+  o.process.warmStart = !e.noWarm;
+  o.vsync = !e.noVsync;
+  o.sync = !e.noSync;
+  o.progress = !e.noProgress;
+}
+
+std::string findConfigPath(int argc, const char* const* argv) {
+  std::string path;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--config" && i + 1 < argc) path = argv[++i];
+    else if (a.rfind("--config=", 0) == 0) path = a.substr(9);
+  }
+  return path;
+}
+
+toml::table parseToml(const std::string& text, const std::string& source) {
+  try {
+    return toml::parse(text, source);
+  } catch (const toml::parse_error& err) {
+    std::ostringstream os;
+    os << "config " << source << ":" << err.source().begin.line << ": " << err.description();
+    throw std::runtime_error(os.str());
+  }
+}
+
+void runCli(CLI::App& app, std::vector<std::string> args, Options& o, EnumStrings& e) {
+  std::reverse(args.begin(), args.end());  // CLI11 takes its vector back to front
+  app.parse(args);
+  finish(o, e);
+  if (app.get_option("--webcam")->count() > 0) {
+    if (o.webcam.empty()) o.webcam = "/dev/video0";
+    o.input = o.webcam;
+    o.format = "v4l2";
+  }
+}
+
+}  // namespace
+
+void applyConfigText(const std::string& tomlText, Options& out) {
+  CLI::App app;
+  EnumStrings e;
+  buildCli(app, out, e);
+  toml::table table = parseToml(tomlText, "(text)");
+  try {
+    runCli(app, configArgs(table, app, out), out, e);
+  } catch (const CLI::ParseError& err) {
+    throw std::runtime_error(std::string("config: ") + err.what());
+  }
+}
+
+bool parseOptions(int argc, const char* const* argv, Options& out, int& exitCode) {
+  CLI::App app{"vidproc: real-time K-means colour segmentation and box blur of video on CUDA", "vidproc"};
+  EnumStrings e;
+  buildCli(app, out, e);
+  std::vector<std::string> args;
+  try {
+    const std::string configPath = findConfigPath(argc, argv);
+    if (!configPath.empty()) {
+      std::ifstream in(configPath);
+      if (!in) throw std::runtime_error("cannot read config file '" + configPath + "'");
+      std::stringstream text;
+      text << in.rdbuf();
+      args = configArgs(parseToml(text.str(), configPath), app, out);
+    }
+  } catch (const std::exception& err) {
+    std::fprintf(stderr, "vidproc: %s\n", err.what());
+    exitCode = kExitUsage;
+    return false;
+  }
+  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+  try {
+    runCli(app, args, out, e);
+  } catch (const CLI::CallForHelp&) {
+    std::printf("%s", app.help().c_str());
+    exitCode = kExitOk;
+    return false;
+  } catch (const CLI::CallForVersion&) {
+    std::printf("vidproc 0.1.0\n");
+    exitCode = kExitOk;
+    return false;
+  } catch (const CLI::ParseError& err) {
+    std::fprintf(stderr, "vidproc: %s (see --help)\n", err.what());
+    exitCode = kExitUsage;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace vp

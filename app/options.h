@@ -1,0 +1,71 @@
+// Command line (CLI11) + config file (toml++) -> Options. The command line wins
+// over the config file, which wins over the built-in defaults (the same values
+// config/default.toml documents). An unknown config key is an error naming it.
+#pragma once
+
+#include "gpu/processor.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace vp {
+
+// Exit codes, documented in --help.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitError = 1,  // bad input, unwritable output, no device, runtime failure
+  kExitUsage = 2,  // bad command line or config file
+  kExitInterrupted = 130,  // SIGINT/SIGTERM (output still finalised)
+};
+
+struct Options {
+  Options() { process.kmeans.init = KmeansInit::KmeansPlusPlus; }  // per-video default
+
+  // input
+  std::string input;          // file, device or lavfi graph; empty = built-in pattern
+  std::string format;         // forced input format (-f): v4l2, lavfi, ...
+  std::string webcam;         // --webcam [DEVICE]: shorthand for -f v4l2 DEVICE
+  std::string videoSize;      // device option video_size, e.g. 1280x720
+  std::string framerate;      // device option framerate
+  std::string inputPixfmt;    // device option input_format (mjpeg, yuyv422, ...)
+  bool listDevices = false;
+  bool reconnect = false;     // wait for an unplugged device to return
+  bool loop = false;
+  int64_t frames = 0;         // stop after this many processed frames; 0 = all
+
+  // processing
+  ProcessParams process;      // mode, K-means and blur parameters
+  Backend backend = Backend::Auto;
+  int streams = 3;            // in-flight slots (CUDA streams)
+
+  // output
+  bool headless = false;
+  std::string output;         // -o: encode processed frames here
+  std::string codec;          // encoder; empty = by extension
+  bool overwrite = false;     // -y
+  std::string statsJson;      // --stats-json FILE
+  bool progress = true;       // progress bar on a terminal (headless)
+
+  // window
+  bool vsync = true;
+  bool sync = true;           // pace by timestamps (false: as fast as possible)
+  bool fullscreen = false;
+  std::string screenshotDir = ".";
+  std::map<std::string, std::string> keys;  // action name -> key name (config [keys])
+
+  std::string logLevel = "info";
+  std::string configPath;     // --config FILE, if given
+};
+
+// Parses argv (and the config file it names). On --help/--version prints and sets
+// `exitCode` to kExitOk; on error prints one line and sets kExitUsage; returns false
+// in both cases. Returns true when the program should run.
+bool parseOptions(int argc, const char* const* argv, Options& out, int& exitCode);
+
+// Applies a TOML document (text) to `out` as parseOptions does for --config; throws
+// std::runtime_error naming the first unknown key or bad value. For tests.
+void applyConfigText(const std::string& tomlText, Options& out);
+
+}  // namespace vp

@@ -1,0 +1,136 @@
+#include "app/options.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace vp {
+namespace {
+
+bool parse(std::vector<const char*> args, Options& o, int& code) {
+  args.insert(args.begin(), "vidproc");
+  return parseOptions(int(args.size()), args.data(), o, code);
+}
+
+TEST(Options, DefaultsWithoutArguments) {
+  Options o;
+  int code = -1;
+  ASSERT_TRUE(parse({}, o, code));
+  EXPECT_TRUE(o.input.empty());
+  EXPECT_EQ(o.process.mode, Mode::Kmeans);
+  EXPECT_EQ(o.process.kmeans.k, 8);
+  EXPECT_EQ(o.process.kmeans.maxIterations, 20);
+  EXPECT_EQ(o.process.blur.border, BorderMode::Replicate);
+  EXPECT_EQ(o.backend, Backend::Auto);
+  EXPECT_EQ(o.streams, 3);
+  EXPECT_TRUE(o.process.warmStart);
+  EXPECT_TRUE(o.vsync);
+}
+
+TEST(Options, CommandLineValues) {
+  Options o;
+  int code = -1;
+  ASSERT_TRUE(parse({"clip.mp4", "--mode", "blur", "-k", "5", "-r", "15", "--passes", "3", "--border", "wrap",
+                     "--backend", "cpu", "--streams", "2", "--frames", "10", "-o", "out.mkv", "-y", "--headless",
+                     "--init", "uniform", "--no-warm"},
+                    o, code));
+  EXPECT_EQ(o.input, "clip.mp4");
+  EXPECT_EQ(o.process.mode, Mode::Blur);
+  EXPECT_EQ(o.process.kmeans.k, 5);
+  EXPECT_EQ(o.process.blur.radius, 15);
+  EXPECT_EQ(o.process.blur.passes, 3);
+  EXPECT_EQ(o.process.blur.border, BorderMode::Wrap);
+  EXPECT_EQ(o.backend, Backend::Cpu);
+  EXPECT_EQ(o.streams, 2);
+  EXPECT_EQ(o.frames, 10);
+  EXPECT_EQ(o.output, "out.mkv");
+  EXPECT_TRUE(o.overwrite);
+  EXPECT_TRUE(o.headless);
+  EXPECT_EQ(o.process.kmeans.init, KmeansInit::Uniform);
+  EXPECT_FALSE(o.process.warmStart);
+}
+
+TEST(Options, OutOfRangeAndUnknownAreUsageErrors) {
+  for (std::vector<const char*> bad : {std::vector<const char*>{"-k", "33"}, {"-k", "0"}, {"-r", "101"},
+                                       {"--passes", "4"}, {"--mode", "sharpen"}, {"--border", "mirror"},
+                                       {"--bogus"}, {"--streams", "0"}}) {
+    Options o;
+    int code = -1;
+    EXPECT_FALSE(parse(bad, o, code)) << bad[0];
+    EXPECT_EQ(code, kExitUsage) << bad[0];
+  }
+}
+
+TEST(Options, WebcamShorthand) {
+  Options o;
+  int code = -1;
+  ASSERT_TRUE(parse({"--webcam"}, o, code));
+  EXPECT_EQ(o.input, "/dev/video0");
+  EXPECT_EQ(o.format, "v4l2");
+  Options o2;
+  ASSERT_TRUE(parse({"--webcam", "/dev/video2", "--video-size", "640x480"}, o2, code));
+  EXPECT_EQ(o2.input, "/dev/video2");
+  EXPECT_EQ(o2.videoSize, "640x480");
+}
+
+TEST(Options, ConfigAppliesAndCommandLineWins) {
+  const std::string path = ::testing::TempDir() + "vidproc_test_config.toml";
+  {
+    std::ofstream f(path);
+    f << "mode = \"blur\"\nradius = 9\nclusters = 4\nloop = true\n[keys]\nquit = \"ctrl+q\"\n";
+  }
+  Options o;
+  int code = -1;
+  ASSERT_TRUE(parse({"--config", path.c_str(), "-r", "3"}, o, code));
+  EXPECT_EQ(o.process.mode, Mode::Blur);
+  EXPECT_EQ(o.process.blur.radius, 3);  // command line wins
+  EXPECT_EQ(o.process.kmeans.k, 4);
+  EXPECT_TRUE(o.loop);
+  EXPECT_EQ(o.keys["quit"], "ctrl+q");
+}
+
+TEST(Options, UnknownConfigKeyIsNamed) {
+  Options o;
+  try {
+    applyConfigText("clusters = 4\ncluster = 5\n", o);
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("'cluster'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(applyConfigText("clusters = 40\n", o), std::runtime_error);
+  EXPECT_THROW(applyConfigText("clusters = \n", o), std::runtime_error);
+}
+
+// config/default.toml documents the defaults: applying it must change nothing.
+TEST(Options, DefaultTomlMatchesBuiltInDefaults) {
+  std::ifstream f(VP_SOURCE_DIR "/config/default.toml");
+  ASSERT_TRUE(f) << "config/default.toml missing";
+  std::stringstream text;
+  text << f.rdbuf();
+  Options fromFile;
+  applyConfigText(text.str(), fromFile);
+  Options builtIn;
+  EXPECT_EQ(fromFile.process.mode, builtIn.process.mode);
+  EXPECT_EQ(fromFile.process.kmeans.k, builtIn.process.kmeans.k);
+  EXPECT_EQ(fromFile.process.kmeans.maxIterations, builtIn.process.kmeans.maxIterations);
+  EXPECT_EQ(fromFile.process.kmeans.epsilon, builtIn.process.kmeans.epsilon);
+  EXPECT_EQ(fromFile.process.kmeans.init, builtIn.process.kmeans.init);
+  EXPECT_EQ(fromFile.process.kmeans.seed, builtIn.process.kmeans.seed);
+  EXPECT_EQ(fromFile.process.warmStart, builtIn.process.warmStart);
+  EXPECT_EQ(fromFile.process.blur.radius, builtIn.process.blur.radius);
+  EXPECT_EQ(fromFile.process.blur.passes, builtIn.process.blur.passes);
+  EXPECT_EQ(fromFile.process.blur.border, builtIn.process.blur.border);
+  EXPECT_EQ(fromFile.backend, builtIn.backend);
+  EXPECT_EQ(fromFile.streams, builtIn.streams);
+  EXPECT_EQ(fromFile.loop, builtIn.loop);
+  EXPECT_EQ(fromFile.frames, builtIn.frames);
+  EXPECT_EQ(fromFile.vsync, builtIn.vsync);
+  EXPECT_EQ(fromFile.sync, builtIn.sync);
+  EXPECT_EQ(fromFile.screenshotDir, builtIn.screenshotDir);
+  EXPECT_EQ(fromFile.logLevel, builtIn.logLevel);
+  EXPECT_FALSE(fromFile.keys.empty());
+}
+
+}  // namespace
+}  // namespace vp

@@ -4,6 +4,7 @@
 #include "app/options.h"
 #include "app/signals.h"
 #include "app/stats.h"
+#include "app/synthetic_run.h"
 #include "io/source.h"
 
 #include <spdlog/spdlog.h>
@@ -42,7 +43,12 @@ int main(int argc, char** argv) {
     (void)displayAvailable;
     headless = true;
 #endif
-    exitCode = vp::runHeadless(options, signals, stats);
+    if (!options.synthetic.empty())
+      exitCode = vp::runSynthetic(options, signals, stats);
+    else if (options.decodeOnly)
+      exitCode = vp::runDecodeOnly(options, signals, stats);
+    else
+      exitCode = vp::runHeadless(options, signals, stats);
     (void)headless;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "vidproc: %s\n", e.what());

@@ -75,6 +75,8 @@ void buildCli(CLI::App& app, Options& o, EnumStrings& e) {
   app.add_flag("--fullscreen", o.fullscreen, "Start in fullscreen");
   app.add_option("--screenshot-dir", o.screenshotDir, "Folder for screenshots (key s)");
 
+  app.add_option("--synthetic", o.synthetic, "Benchmark: process WxH frames from memory (no decode), e.g. 1920x1080");
+  app.add_flag("--decode-only", o.decodeOnly, "Benchmark: decode the input and discard the frames");
   app.add_option("--log-level", o.logLevel, "trace, debug, info, warn, error or off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
   app.add_option("--config", o.configPath, "TOML config file (see config/default.toml)");

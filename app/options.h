@@ -55,6 +55,10 @@ struct Options {
   std::string screenshotDir = ".";
   std::map<std::string, std::string> keys;  // action name -> key name (config [keys])
 
+  // benchmark modes (app/synthetic_run.h)
+  std::string synthetic;      // --synthetic WxH: pinned frames, no decode
+  bool decodeOnly = false;    // --decode-only: decode and discard
+
   std::string logLevel = "info";
   std::string configPath;     // --config FILE, if given
 };

@@ -50,11 +50,22 @@ struct OutputDeleter {
 }  // namespace
 
 // One queued frame: RGBA rows copied by write(), consumed by the encoder thread.
+// Rows are padded and one spare row follows: swscale reads a little past the
+// right edge (odd widths, SIMD), which must stay inside the buffer.
 struct Slot {
-  std::vector<uint8_t> rgba;  // width * 4 bytes per row
+  std::vector<uint8_t> rgba;  // `stride` bytes per row, height + 1 rows
+  size_t stride = 0;          // bytes between rows
   int width = 0;
   int height = 0;
   int64_t ptsUs = 0;
+
+  void shape(int w, int h) {
+    stride = (size_t(w) * 4 + 63) / 64 * 64;
+    const size_t bytes = stride * size_t(h + 1);
+    if (rgba.size() < bytes) rgba.resize(bytes);  // only when a larger size arrives
+    width = w;
+    height = h;
+  }
 };
 
 struct EncoderSink::Impl {
@@ -181,7 +192,7 @@ void EncoderSink::Impl::openEncoder(const AVCodec* codec) {
     av_opt_set(c->priv_data, "preset", opt.preset.c_str(), 0);
     av_opt_set_double(c->priv_data, "crf", opt.crf, 0);
   } else if (name == "ffv1") {
-    av_opt_set_int(c->priv_data, "level", 3, 0);  // version 3: slices, so it encodes on all cores
+    c->level = 3;  // FFV1 version 3: slices (encodes on all cores) with CRCs
   } else if (codec->id == AV_CODEC_ID_MPEG4) {
     c->flags |= AV_CODEC_FLAG_QSCALE;
     c->global_quality = FF_QP2LAMBDA * 2;  // near-transparent constant quality
@@ -257,7 +268,7 @@ void EncoderSink::Impl::encode(const Slot& s) {
   int r = av_frame_make_writable(frame.get());  // the encoder may still hold the previous one
   if (r < 0) fail("out of memory (" + av::errorText(r) + ")");
   const uint8_t* src[4] = {s.rgba.data()};
-  const int srcStride[4] = {s.width * 4};
+  const int srcStride[4] = {int(s.stride)};
   sws_scale(sws.get(), src, srcStride, 0, s.height, frame->data, frame->linesize);
 
   // Strictly increasing in the encoder's time base and in the stream's, which
@@ -298,7 +309,7 @@ std::unique_ptr<EncoderSink> EncoderSink::open(const EncoderOptions& options) {
   impl->openOutput();
   const int n = std::max(1, options.queueFrames);
   impl->slots.resize(size_t(n));
-  for (Slot& s : impl->slots) s.rgba.resize(size_t(options.width) * options.height * 4);
+  for (Slot& s : impl->slots) s.shape(options.width, options.height);
   Impl* p = impl.get();
   impl->thread = std::thread([p] { p->run(); });
   return std::unique_ptr<EncoderSink>(new EncoderSink(std::move(impl)));
@@ -327,11 +338,9 @@ void EncoderSink::write(const uint8_t* rgba, size_t pitch, int width, int height
     index = (m.read + m.size) % int(m.slots.size());
   }
   Slot& s = m.slots[size_t(index)];  // ours until queued: the thread reads only queued slots
-  const size_t row = size_t(width) * 4;
-  if (s.rgba.size() < row * size_t(height)) s.rgba.resize(row * size_t(height));  // only on a size change
-  for (int y = 0; y < height; ++y) std::memcpy(s.rgba.data() + row * size_t(y), rgba + pitch * size_t(y), row);
-  s.width = width;
-  s.height = height;
+  s.shape(width, height);
+  for (int y = 0; y < height; ++y)
+    std::memcpy(s.rgba.data() + s.stride * size_t(y), rgba + pitch * size_t(y), size_t(width) * 4);
   s.ptsUs = ptsUs;
   {
     std::lock_guard<std::mutex> lock(m.mutex);

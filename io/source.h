@@ -50,7 +50,8 @@ class Source {
   // Info known after opening; width/height/pixelFormat follow the latest frame.
   virtual SourceInfo info() const = 0;
   // Starts the decode thread, which fills `queue` until EOF (then pushes one
-  // endOfStream marker), abort, or stop().
+  // endOfStream marker), abort, or stop(). Once per source. `queue` must outlive
+  // the decode thread: stop() (or destroy) the source before the queue.
   virtual void start(FrameQueue& queue) = 0;
   // Stops and joins the decode thread; safe to call twice and from the destructor.
   virtual void stop() = 0;

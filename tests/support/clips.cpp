@@ -1,0 +1,339 @@
+#include "support/clips.h"
+
+#include "io/av_util.h"
+#include "support/images.h"
+
+extern "C" {
+#include <libavutil/channel_layout.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/opt.h>
+#include <libavutil/pixdesc.h>
+}
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <thread>
+
+namespace vp::test {
+namespace {
+
+[[noreturn]] void fail(const std::string& what, int err = 0) {
+  throw std::runtime_error("clips: " + what + (err ? " (" + av::errorText(err) + ")" : ""));
+}
+
+void check(int r, const std::string& what) {
+  if (r < 0) fail(what, r);
+}
+
+// mjpeg takes full-range yuvj* formats: the yuv*p names map onto them.
+AVPixelFormat encoderPixFmt(const ClipSpec& spec, const std::string& name) {
+  AVPixelFormat f = av_get_pix_fmt(name.c_str());
+  if (f == AV_PIX_FMT_NONE) fail("unknown pixel format '" + name + "'");
+  if (spec.codec == "mjpeg") {
+    if (f == AV_PIX_FMT_YUV420P) return AV_PIX_FMT_YUVJ420P;
+    if (f == AV_PIX_FMT_YUV422P) return AV_PIX_FMT_YUVJ422P;
+    if (f == AV_PIX_FMT_YUV444P) return AV_PIX_FMT_YUVJ444P;
+  }
+  return f;
+}
+
+// Frame i converted from RGBA with swscale's defaults (BT.601; range by format).
+// swscale reads past the right and bottom edges of odd sizes, so the picture is
+// converted at the next even size (edges replicated) and cropped: deterministic.
+av::FramePtr convertedFrame(const ClipSpec& spec, int i, AVPixelFormat fmt) {
+  const HostImage rgba = clipFrameRgba(spec, i);
+  const int w = rgba.width(), h = rgba.height(), ew = w + (w & 1), eh = h + (h & 1);
+  std::vector<uchar4> padded(size_t(ew) * eh);
+  for (int y = 0; y < eh; ++y)
+    for (int x = 0; x < ew; ++x) padded[size_t(y) * ew + x] = rgba.at(std::min(x, w - 1), std::min(y, h - 1));
+  av::FramePtr even = av::makeFrame();
+  even->format = fmt;
+  even->width = ew;
+  even->height = eh;
+  check(av_frame_get_buffer(even.get(), 0), "frame buffer");
+  av::SwsPtr sws(sws_getContext(ew, eh, AV_PIX_FMT_RGBA, ew, eh, fmt, SWS_BICUBIC | SWS_ACCURATE_RND, nullptr,
+                                nullptr, nullptr));
+  if (!sws) fail(std::string("cannot convert to ") + av_get_pix_fmt_name(fmt));
+  const uint8_t* src[4] = {reinterpret_cast<const uint8_t*>(padded.data())};
+  const int stride[4] = {ew * 4};
+  sws_scale(sws.get(), src, stride, 0, eh, even->data, even->linesize);
+  av::FramePtr f = av::makeFrame();
+  f->format = fmt;
+  f->width = w;
+  f->height = h;
+  check(av_frame_get_buffer(f.get(), 0), "frame buffer");
+  av_image_copy(f->data, f->linesize, const_cast<const uint8_t**>(even->data), even->linesize, fmt, w, h);
+  return f;
+}
+
+struct OutputCloser {
+  void operator()(AVFormatContext* c) const {
+    if (c->pb) avio_closep(&c->pb);
+    avformat_free_context(c);
+  }
+};
+using OutputPtr = std::unique_ptr<AVFormatContext, OutputCloser>;
+
+OutputPtr openOutput(const std::string& path) {
+  AVFormatContext* oc = nullptr;
+  check(avformat_alloc_output_context2(&oc, nullptr, nullptr, path.c_str()), "no container for '" + path + "'");
+  return OutputPtr(oc);
+}
+
+void writePackets(AVCodecContext* enc, const AVFrame* frame, AVFormatContext* oc, AVStream* st) {
+  check(avcodec_send_frame(enc, frame), "encode");
+  av::PacketPtr pkt = av::makePacket();
+  for (;;) {
+    const int r = avcodec_receive_packet(enc, pkt.get());
+    if (r == AVERROR(EAGAIN) || r == AVERROR_EOF) return;
+    check(r, "encode");
+    av_packet_rescale_ts(pkt.get(), enc->time_base, st->time_base);
+    pkt->stream_index = st->index;
+    check(av_interleaved_write_frame(oc, pkt.get()), "mux");
+  }
+}
+
+av::CodecPtr openVideoEncoder(const ClipSpec& spec, AVPixelFormat fmt, int w, int h, bool globalHeader) {
+  const AVCodec* codec = avcodec_find_encoder_by_name(spec.codec.c_str());
+  if (!codec) fail("no encoder '" + spec.codec + "'");
+  av::CodecPtr c(avcodec_alloc_context3(codec));
+  c->width = w;
+  c->height = h;
+  c->pix_fmt = fmt;
+  c->time_base = {1, spec.fps};
+  c->framerate = {spec.fps, 1};
+  c->thread_count = 1;  // deterministic and light on the test machine
+  if (spec.gop > 0) c->gop_size = spec.gop;
+  const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(fmt);
+  if (!(d->flags & AV_PIX_FMT_FLAG_RGB)) {
+    const bool full = d->nb_components <= 2 || std::string(d->name).rfind("yuvj", 0) == 0;  // gray, yuvj
+    c->color_range = full ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG;
+    c->colorspace = AVCOL_SPC_SMPTE170M;
+  }
+  if (globalHeader) c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+  if (spec.codec == "ffv1") {
+    c->level = 3;  // FFV1 version 3: slice CRCs, so damage is detected
+  } else if (spec.codec == "libx264") {
+    av_opt_set(c->priv_data, "preset", spec.preset.c_str(), 0);
+    av_opt_set_double(c->priv_data, "crf", spec.crf, 0);
+  } else if (spec.codec == "mjpeg" || spec.codec == "mpeg4") {
+    c->flags |= AV_CODEC_FLAG_QSCALE;
+    c->global_quality = FF_QP2LAMBDA * 2;
+  }
+  check(avcodec_open2(c.get(), codec, nullptr), "open encoder " + spec.codec);
+  return c;
+}
+
+}  // namespace
+
+Watchdog::Watchdog(double seconds, std::string what) {
+  thread_ = std::thread([this, seconds, what = std::move(what)] {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!cond_.wait_for(lock, std::chrono::duration<double>(seconds), [&] { return done_; })) {
+      std::fprintf(stderr, "watchdog: '%s' still running after %.1f s (deadlock?)\n", what.c_str(), seconds);
+      std::fflush(stderr);
+      std::_Exit(3);
+    }
+  });
+}
+
+Watchdog::~Watchdog() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    done_ = true;
+  }
+  cond_.notify_all();
+  thread_.join();
+}
+
+TempDir::TempDir() {
+  const char* base = std::getenv("TMPDIR");
+  std::string templ = std::string(base && *base ? base : "/tmp") + "/vp-test-XXXXXX";
+  if (!mkdtemp(templ.data())) throw std::runtime_error("mkdtemp failed for " + templ);
+  path_ = templ;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+void clipFrameSize(const ClipSpec& spec, int i, int& width, int& height) {
+  const bool changed = spec.changeAt >= 0 && i >= spec.changeAt;
+  width = changed ? spec.changedWidth : spec.width;
+  height = changed ? spec.changedHeight : spec.height;
+}
+
+HostImage clipFrameRgba(const ClipSpec& spec, int i) {
+  int w, h;
+  clipFrameSize(spec, i, w, h);
+  return makeNatural(w, h, spec.seed, 0.15f * float(i));
+}
+
+std::vector<uint8_t> clipFrameRaw(const ClipSpec& spec, int i, const std::string& pixFmt) {
+  const AVPixelFormat fmt = encoderPixFmt(spec, pixFmt.empty() ? spec.pixFmt : pixFmt);
+  av::FramePtr f = convertedFrame(spec, i, fmt);
+  const int bytes = av_image_get_buffer_size(fmt, f->width, f->height, 1);
+  std::vector<uint8_t> out(size_t(bytes > 0 ? bytes : 0));
+  check(av_image_copy_to_buffer(out.data(), bytes, f->data, f->linesize, fmt, f->width, f->height, 1), "copy");
+  return out;
+}
+
+std::string makeClip(const std::string& path, const ClipSpec& spec) {
+  av::initLibav();
+  OutputPtr oc = openOutput(path);
+  const AVPixelFormat fmt = encoderPixFmt(spec, spec.pixFmt);
+  const bool globalHeader = oc->oformat->flags & AVFMT_GLOBALHEADER;
+  int w, h;
+  clipFrameSize(spec, 0, w, h);
+  av::CodecPtr enc = openVideoEncoder(spec, fmt, w, h, globalHeader);
+  AVStream* st = avformat_new_stream(oc.get(), nullptr);
+  check(avcodec_parameters_from_context(st->codecpar, enc.get()), "codec parameters");
+  st->time_base = enc->time_base;
+  st->avg_frame_rate = enc->framerate;
+  check(avio_open(&oc->pb, path.c_str(), AVIO_FLAG_WRITE), "cannot write '" + path + "'");
+  check(avformat_write_header(oc.get(), nullptr), "header");
+  for (int i = 0; i < spec.frames; ++i) {
+    int fw, fh;
+    clipFrameSize(spec, i, fw, fh);
+    if (fw != enc->width || fh != enc->height) {  // a new encoder for the new size, same stream
+      writePackets(enc.get(), nullptr, oc.get(), st);
+      enc = openVideoEncoder(spec, fmt, fw, fh, false);
+    }
+    av::FramePtr f = convertedFrame(spec, i, fmt);
+    f->pts = i;
+    if (spec.codec == "mjpeg" || spec.codec == "mpeg4") f->quality = enc->global_quality;
+    writePackets(enc.get(), f.get(), oc.get(), st);
+  }
+  writePackets(enc.get(), nullptr, oc.get(), st);
+  check(av_write_trailer(oc.get()), "trailer");
+  return path;
+}
+
+std::vector<uint8_t> readFileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("clips: cannot read " + path);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+void writeFileBytes(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  if (!out) throw std::runtime_error("clips: cannot write " + path);
+}
+
+std::string truncatedCopy(const std::string& src, const std::string& dst, double fraction, bool keepHead) {
+  std::vector<uint8_t> b = readFileBytes(src);
+  const size_t keep = size_t(double(b.size()) * fraction);
+  if (keepHead)
+    b.resize(keep);
+  else
+    b.erase(b.begin(), b.end() - ptrdiff_t(keep));
+  writeFileBytes(dst, b);
+  return dst;
+}
+
+std::string bitFlippedCopy(const std::string& src, const std::string& dst, int flips, uint64_t seed,
+                           size_t skipBytes) {
+  std::vector<uint8_t> b = readFileBytes(src);
+  if (b.size() <= skipBytes) throw std::runtime_error("clips: nothing to flip in " + src);
+  SplitMix64 rng(seed);
+  for (int i = 0; i < flips; ++i) {
+    const uint64_t r = rng.next();
+    b[skipBytes + size_t(r % (b.size() - skipBytes))] ^= uint8_t(1u << ((r >> 32) % 8));
+  }
+  writeFileBytes(dst, b);
+  return dst;
+}
+
+std::string randomBytesFile(const std::string& path, size_t bytes, uint64_t seed) {
+  writeFileBytes(path, randomBytes(bytes, seed));
+  return path;
+}
+
+std::string textFile(const std::string& path, const std::string& text) {
+  writeFileBytes(path, std::vector<uint8_t>(text.begin(), text.end()));
+  return path;
+}
+
+std::string makeAudioOnly(const std::string& path, double seconds) {
+  av::initLibav();
+  OutputPtr oc = openOutput(path);
+  const bool wav = std::string(oc->oformat->name) == "wav";
+  const AVCodec* codec = avcodec_find_encoder(wav ? AV_CODEC_ID_PCM_S16LE : AV_CODEC_ID_FLAC);
+  if (!codec) fail("no audio encoder");
+  av::CodecPtr c(avcodec_alloc_context3(codec));
+  c->sample_rate = 8000;
+  c->sample_fmt = AV_SAMPLE_FMT_S16;
+  av_channel_layout_default(&c->ch_layout, 1);
+  c->time_base = {1, c->sample_rate};
+  if (oc->oformat->flags & AVFMT_GLOBALHEADER) c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+  check(avcodec_open2(c.get(), codec, nullptr), "open audio encoder");
+  AVStream* st = avformat_new_stream(oc.get(), nullptr);
+  check(avcodec_parameters_from_context(st->codecpar, c.get()), "codec parameters");
+  st->time_base = c->time_base;
+  check(avio_open(&oc->pb, path.c_str(), AVIO_FLAG_WRITE), "cannot write '" + path + "'");
+  check(avformat_write_header(oc.get(), nullptr), "header");
+  const int total = int(seconds * c->sample_rate);
+  const int chunk = c->frame_size > 0 ? c->frame_size : 1024;
+  for (int done = 0; done < total; done += chunk) {
+    av::FramePtr f = av::makeFrame();
+    f->nb_samples = std::min(chunk, total - done);
+    f->format = c->sample_fmt;
+    f->sample_rate = c->sample_rate;
+    check(av_channel_layout_copy(&f->ch_layout, &c->ch_layout), "layout");
+    check(av_frame_get_buffer(f.get(), 0), "audio buffer");
+    auto* s = reinterpret_cast<int16_t*>(f->data[0]);
+    for (int k = 0; k < f->nb_samples; ++k)
+      s[k] = int16_t(8000 * std::sin(2 * M_PI * 440.0 * (done + k) / c->sample_rate));
+    f->pts = done;
+    writePackets(c.get(), f.get(), oc.get(), st);
+  }
+  writePackets(c.get(), nullptr, oc.get(), st);
+  check(av_write_trailer(oc.get()), "trailer");
+  return path;
+}
+
+DecodedClip decodeAll(const SourceOptions& options, bool keepPixels, int maxFrames, double timeoutS) {
+  DecodedClip out;
+  FrameQueue queue(4, HostAllocator::plain());  // outlives the source's decode thread
+  std::unique_ptr<Source> src = openSource(options);
+  out.info = src->info();
+  src->start(queue);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutS);
+  while (int(out.frames.size()) < maxFrames && std::chrono::steady_clock::now() < deadline) {
+    HostFrame* f = queue.tryPeekReadable();
+    if (!f) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      continue;
+    }
+    if (f->info.endOfStream) {
+      out.endOfStream = true;
+      queue.pop();
+      break;
+    }
+    DecodedFrame d;
+    d.info = f->info;
+    if (keepPixels) d.data.assign(f->data(), f->data() + f->info.layout.bytes);
+    out.frames.push_back(std::move(d));
+    queue.pop();
+  }
+  out.stats = src->stats();
+  out.fatalError = src->fatalError();
+  out.info = src->info();
+  src->stop();
+  return out;
+}
+
+DecodedClip decodeAll(const std::string& path, bool keepPixels, int maxFrames, double timeoutS) {
+  SourceOptions o;
+  o.url = path;
+  return decodeAll(o, keepPixels, maxFrames, timeoutS);
+}
+
+}  // namespace vp::test

@@ -1,0 +1,421 @@
+// FfmpegSource on clips encoded by the test itself: formats, timing, pixels,
+// size changes, loop, seek, stop, bad and damaged inputs.
+#include "io/source.h"
+#include "support/clips.h"
+#include "support/images.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <ostream>
+#include <thread>
+
+namespace vp {
+namespace {
+
+using test::ClipSpec;
+using test::DecodedClip;
+
+SourceOptions file(const std::string& path) {
+  SourceOptions o;
+  o.url = path;
+  return o;
+}
+
+int64_t ptsOf(int i, int fps) { return int64_t(std::llround(double(i) * 1e6 / fps)); }
+
+// Max and mean absolute difference of two byte buffers of the same size.
+struct Diff {
+  int max = 0;
+  double mean = 0;
+};
+Diff diff(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b) {
+  Diff d;
+  if (a.size() != b.size() || a.empty()) return {256, 256};
+  int64_t sum = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const int e = std::abs(int(a[i]) - int(b[i]));
+    d.max = std::max(d.max, e);
+    sum += e;
+  }
+  d.mean = double(sum) / double(a.size());
+  return d;
+}
+
+struct FormatCase {
+  const char* name;
+  const char* codec;
+  const char* pixFmt;
+  const char* ext;
+  int width, height, fps;
+  PixelFormat expected;
+  ColorRange range;
+  const char* comparePixFmt;  // what to compare the decoded planes with
+  int maxError;               // 0 = exact
+  double maxMeanError;
+};
+
+void PrintTo(const FormatCase& c, std::ostream* os) { *os << c.name; }
+
+// yuyv422 of an odd width carries one Y sample past the right edge in every
+// row: not part of the picture, codecs need not keep it.
+void clearYuyvPadding(std::vector<uint8_t>& data, const FrameLayout& l) {
+  if (l.format != PixelFormat::Yuyv422 || l.width % 2 == 0) return;
+  for (int y = 0; y < l.height; ++y) data[l.plane[0].offset + size_t(y) * l.plane[0].pitch + l.plane[0].widthBytes - 2] = 0;
+}
+
+class SourceFormats : public ::testing::TestWithParam<FormatCase> {};
+
+TEST_P(SourceFormats, FramesTimingLayoutAndPixels) {
+  const FormatCase& c = GetParam();
+  test::Watchdog dog(60, c.name);
+  test::TempDir dir;
+  ClipSpec spec;
+  spec.codec = c.codec;
+  spec.pixFmt = c.pixFmt;
+  spec.width = c.width;
+  spec.height = c.height;
+  spec.fps = c.fps;
+  spec.frames = 8;
+  const std::string path = test::makeClip(dir.file(std::string("clip.") + c.ext), spec);
+
+  const DecodedClip d = test::decodeAll(path);
+  EXPECT_TRUE(d.endOfStream);
+  EXPECT_TRUE(d.fatalError.empty()) << d.fatalError;
+  EXPECT_EQ(d.stats.decodeErrors, 0);
+  EXPECT_EQ(d.stats.framesDecoded, spec.frames);
+  EXPECT_EQ(d.info.width, c.width);
+  EXPECT_EQ(d.info.height, c.height);
+  EXPECT_NEAR(d.info.fps, c.fps, 0.01);
+  EXPECT_TRUE(d.info.seekable);
+  ASSERT_EQ(int(d.frames.size()), spec.frames);
+  for (int i = 0; i < spec.frames; ++i) {
+    const FrameInfo& f = d.frames[size_t(i)].info;
+    SCOPED_TRACE("frame " + std::to_string(i));
+    EXPECT_EQ(f.index, i);
+    EXPECT_EQ(f.serial, 0u);
+    EXPECT_NEAR(double(f.ptsUs), double(ptsOf(i, c.fps)), 1.0);
+    EXPECT_NEAR(double(f.durationUs), 1e6 / c.fps, 1.0);
+    EXPECT_EQ(f.layout.format, c.expected);
+    EXPECT_EQ(f.layout.width, c.width);
+    EXPECT_EQ(f.layout.height, c.height);
+    const FrameLayout want = frameLayout(c.expected, c.width, c.height);
+    EXPECT_EQ(f.layout.bytes, want.bytes);
+    for (int p = 0; p < want.planes; ++p) {
+      EXPECT_EQ(f.layout.plane[p].offset, want.plane[p].offset);
+      EXPECT_EQ(f.layout.plane[p].pitch, want.plane[p].widthBytes);  // tightly packed
+    }
+    EXPECT_EQ(f.color.range, c.range);
+    EXPECT_EQ(f.color.matrix, ColorMatrix::Bt601);
+    std::vector<uint8_t> expected = test::clipFrameRaw(spec, i, c.comparePixFmt), got = d.frames[size_t(i)].data;
+    clearYuyvPadding(expected, want);
+    clearYuyvPadding(got, want);
+    const Diff e = diff(got, expected);
+    EXPECT_LE(e.max, c.maxError);
+    EXPECT_LE(e.mean, c.maxMeanError);
+  }
+}
+
+constexpr ColorRange kLim = ColorRange::Limited, kFull = ColorRange::Full;
+INSTANTIATE_TEST_SUITE_P(
+    Clips, SourceFormats,
+    ::testing::Values(
+        FormatCase{"ffv1_yuv420p", "ffv1", "yuv420p", "mkv", 64, 48, 25, PixelFormat::Yuv420p, kLim, "", 0, 0},
+        FormatCase{"ffv1_yuv420p_odd", "ffv1", "yuv420p", "nut", 33, 17, 30, PixelFormat::Yuv420p, kLim, "", 0, 0},
+        FormatCase{"ffv1_yuv422p", "ffv1", "yuv422p", "mkv", 64, 48, 25, PixelFormat::Yuv422p, kLim, "", 0, 0},
+        FormatCase{"ffv1_yuv444p", "ffv1", "yuv444p", "mkv", 33, 17, 25, PixelFormat::Yuv444p, kLim, "", 0, 0},
+        FormatCase{"ffv1_gray", "ffv1", "gray", "mkv", 33, 17, 25, PixelFormat::Gray, kFull, "", 0, 0},
+        FormatCase{"ffv1_yuv420p10le", "ffv1", "yuv420p10le", "mkv", 64, 48, 25, PixelFormat::Yuv420p, kLim,
+                   "yuv420p", 2, 0.6},
+        FormatCase{"raw_yuyv422_odd", "rawvideo", "yuyv422", "nut", 33, 17, 30, PixelFormat::Yuyv422, kLim, "", 0, 0},
+        FormatCase{"raw_nv12", "rawvideo", "nv12", "nut", 64, 48, 30, PixelFormat::Nv12, kLim, "", 0, 0},
+        FormatCase{"raw_rgb24_odd", "rawvideo", "rgb24", "nut", 33, 17, 30, PixelFormat::Rgb24, kFull, "", 0, 0},
+        FormatCase{"raw_bgr24", "rawvideo", "bgr24", "nut", 64, 48, 30, PixelFormat::Bgr24, kFull, "", 0, 0},
+        FormatCase{"raw_rgba", "rawvideo", "rgba", "nut", 64, 48, 30, PixelFormat::Rgba, kFull, "", 0, 0},
+        FormatCase{"raw_yuv420p_odd", "rawvideo", "yuv420p", "nut", 33, 17, 30, PixelFormat::Yuv420p, kLim, "", 0,
+                   0},
+        FormatCase{"x264_yuv420p", "libx264", "yuv420p", "mp4", 64, 48, 30, PixelFormat::Yuv420p, kLim, "", 40, 2.0},
+        FormatCase{"mjpeg_yuvj420p_odd", "mjpeg", "yuv420p", "avi", 33, 17, 25, PixelFormat::Yuv420p, kFull, "", 48,
+                   2.5},
+        FormatCase{"mpeg4_yuv420p", "mpeg4", "yuv420p", "avi", 64, 48, 25, PixelFormat::Yuv420p, kLim, "", 48,
+                   2.5}),
+    [](const ::testing::TestParamInfo<FormatCase>& i) { return std::string(i.param.name); });
+
+TEST(Source, InfoDescribesTheStream) {
+  test::TempDir dir;
+  ClipSpec spec;
+  spec.codec = "libx264";
+  spec.width = 96;
+  spec.height = 64;
+  spec.frames = 20;
+  spec.fps = 25;
+  const std::string path = test::makeClip(dir.file("info.mp4"), spec);
+  std::unique_ptr<Source> src = openSource(file(path));
+  const SourceInfo info = src->info();
+  EXPECT_EQ(info.url, path);
+  EXPECT_EQ(info.codec, "h264");
+  EXPECT_EQ(info.pixelFormat, "yuv420p");
+  EXPECT_EQ(info.width, 96);
+  EXPECT_EQ(info.height, 64);
+  EXPECT_NEAR(info.fps, 25, 0.01);
+  EXPECT_NEAR(double(info.durationUs), 800000, 1000);
+  EXPECT_TRUE(info.seekable);
+  EXPECT_TRUE(src->fatalError().empty());
+  EXPECT_EQ(src->stats().framesDecoded, 0);
+}
+
+// Resolution changes mid-stream: frames simply arrive with the new layout.
+TEST(Source, ResolutionChangeMidStream) {
+  test::Watchdog dog(60, "resolution change");
+  test::TempDir dir;
+  for (const auto& [codec, ext] : {std::pair{"mjpeg", "avi"}, std::pair{"libx264", "ts"}}) {
+    SCOPED_TRACE(codec);
+    ClipSpec spec;
+    spec.codec = codec;
+    spec.frames = 10;
+    spec.changeAt = 4;
+    spec.changedWidth = 48;
+    spec.changedHeight = 32;
+    const std::string path = test::makeClip(dir.file(std::string("change.") + ext), spec);
+    const DecodedClip d = test::decodeAll(path);
+    EXPECT_TRUE(d.endOfStream);
+    ASSERT_EQ(d.frames.size(), 10u);
+    for (int i = 0; i < 10; ++i) {
+      const FrameInfo& f = d.frames[size_t(i)].info;
+      const int w = i < 4 ? 64 : 48, h = i < 4 ? 48 : 32;
+      EXPECT_EQ(f.layout.width, w) << "frame " << i;
+      EXPECT_EQ(f.layout.height, h) << "frame " << i;
+      EXPECT_EQ(f.layout.bytes, frameLayout(f.layout.format, w, h).bytes);
+      EXPECT_EQ(d.frames[size_t(i)].data.size(), f.layout.bytes);
+      EXPECT_NEAR(double(f.ptsUs), double(ptsOf(i, spec.fps)), 1.0);
+    }
+    EXPECT_EQ(d.info.width, 48);  // info follows the latest frame
+    EXPECT_EQ(d.info.height, 32);
+  }
+}
+
+TEST(Source, LoopKeepsPtsIncreasing) {
+  test::Watchdog dog(60, "loop");
+  test::TempDir dir;
+  ClipSpec spec;
+  spec.frames = 5;
+  const std::string path = test::makeClip(dir.file("loop.mkv"), spec);
+  SourceOptions o;
+  o.url = path;
+  o.loop = true;
+  const DecodedClip d = test::decodeAll(o, true, 17);
+  ASSERT_EQ(d.frames.size(), 17u);
+  EXPECT_FALSE(d.endOfStream);
+  for (int i = 0; i < 17; ++i) {
+    EXPECT_NEAR(double(d.frames[size_t(i)].info.ptsUs), double(ptsOf(i, spec.fps)), 1.0) << "frame " << i;
+    EXPECT_EQ(d.frames[size_t(i)].data, d.frames[size_t(i % 5)].data) << "frame " << i;
+  }
+}
+
+// Reads frames until one of the source's current serial arrives (stale ones are dropped).
+const HostFrame* firstFresh(FrameQueue& q, const Source& src) {
+  for (;;) {
+    HostFrame* f = q.peekReadable();
+    if (!f) return nullptr;
+    if (f->info.serial == src.serial()) return f;
+    q.pop();
+  }
+}
+
+TEST(Source, SeekBumpsSerialAndLandsOnTarget) {
+  test::Watchdog dog(60, "seek");
+  test::TempDir dir;
+  ClipSpec spec;
+  spec.codec = "libx264";
+  spec.frames = 50;
+  spec.gop = 12;
+  const std::string path = test::makeClip(dir.file("seek.mp4"), spec);
+  FrameQueue q(3, HostAllocator::plain());  // outlives src
+  std::unique_ptr<Source> src = openSource(file(path));
+  src->start(q);
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_NE(q.peekReadable(), nullptr);
+    q.pop();
+  }
+  for (const auto& [target, serial] : {std::pair{1'400'000, 1u}, std::pair{200'000, 2u}, std::pair{1'000'000, 3u}}) {
+    ASSERT_TRUE(src->seek(target));
+    EXPECT_EQ(src->serial(), serial);
+    const HostFrame* f = firstFresh(q, *src);
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->info.serial, serial);
+    EXPECT_FALSE(f->info.endOfStream);
+    EXPECT_NEAR(double(f->info.ptsUs), target, 1.0);  // accurate: decoded up to the target
+    const std::vector<uint8_t> expected = test::clipFrameRaw(spec, target / 40000);
+    EXPECT_LE(diff(std::vector<uint8_t>(f->data(), f->data() + f->info.layout.bytes), expected).mean, 2.0);
+    q.pop();
+  }
+  // Seek after the end of the stream: the decode thread waits for it.
+  for (;;) {
+    HostFrame* f = q.peekReadable();
+    ASSERT_NE(f, nullptr);
+    const bool eos = f->info.endOfStream;
+    q.pop();
+    if (eos) break;
+  }
+  ASSERT_TRUE(src->seek(0));
+  const HostFrame* f = firstFresh(q, *src);
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->info.ptsUs, 0);
+  src->stop();
+}
+
+TEST(Source, LiveInputsAreNotSeekable) {
+  test::TempDir dir;
+  const std::string path = test::makeClip(dir.file("live.mkv"), ClipSpec{});
+  SourceOptions o;
+  o.url = path;
+  o.live = true;
+  std::unique_ptr<Source> src = openSource(o);
+  EXPECT_FALSE(src->info().seekable);
+  EXPECT_FALSE(src->seek(0));
+  EXPECT_EQ(src->serial(), 0u);
+}
+
+TEST(Source, StopAtRandomMomentsNeverHangs) {
+  test::Watchdog dog(60, "stop at random moments");
+  test::TempDir dir;
+  ClipSpec spec;
+  spec.codec = "libx264";
+  spec.frames = 40;
+  const std::string path = test::makeClip(dir.file("stop.mp4"), spec);
+  test::SplitMix64 rng(7);
+  for (int round = 0; round < 25; ++round) {
+    FrameQueue q(1 + int(rng.next() % 3), HostAllocator::plain(), rng.next() % 4 == 0);  // outlives src
+    std::unique_ptr<Source> src = openSource(file(path));
+    src->start(q);
+    const int consume = int(rng.next() % 50);  // may be past the end: then wait at EOS
+    for (int i = 0; i < consume; ++i) {
+      HostFrame* f = q.tryPeekReadable();
+      if (f) q.pop();
+      if (rng.next() % 3 == 0) std::this_thread::sleep_for(std::chrono::microseconds(rng.next() % 500));
+    }
+    if (round % 5 == 1) src->seek(int64_t(rng.next() % 1'600'000));
+    if (round % 2) src->stop();
+    if (round % 4 == 3) src->stop();  // twice
+  }  // the destructor stops the rest
+}
+
+TEST(Source, OpenedButNeverStartedIsDestroyedCleanly) {
+  test::TempDir dir;
+  const std::string path = test::makeClip(dir.file("idle.mkv"), ClipSpec{});
+  std::unique_ptr<Source> src = openSource(file(path));
+  src->stop();
+}
+
+// Every bad input: a SourceError whose message names the input (and says why).
+void expectSourceError(const SourceOptions& o, const std::string& reason) {
+  try {
+    openSource(o);
+    ADD_FAILURE() << "'" << o.url << "' opened";
+  } catch (const SourceError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'" + o.url + "'"), std::string::npos) << what;
+    EXPECT_NE(what.find(reason), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+}
+void expectSourceError(const std::string& path, const std::string& reason) { expectSourceError(file(path), reason); }
+
+TEST(Source, BadInputsAreClearErrors) {
+  test::TempDir dir;
+  expectSourceError(dir.file("missing.mp4"), "cannot open '" + dir.file("missing.mp4") + "': No such file or directory");
+  expectSourceError(dir.path() + "/", "is a directory");
+  expectSourceError(test::textFile(dir.file("empty.mp4"), ""), "file is empty");
+  expectSourceError(test::randomBytesFile(dir.file("junk.bin"), 50000, 3), "");
+  expectSourceError(test::randomBytesFile(dir.file("junk.mp4"), 4096, 4), "");
+  expectSourceError(test::textFile(dir.file("notes.txt")), "not a video");
+  expectSourceError(test::textFile(dir.file("notes.mkv"), std::string(2000, 'x')), "");
+  expectSourceError(test::makeAudioOnly(dir.file("tone.wav")), "no video stream");
+  expectSourceError(test::makeAudioOnly(dir.file("tone.mka")), "no video stream");
+
+  ClipSpec spec;
+  spec.codec = "libx264";
+  spec.frames = 12;
+  const std::string mp4 = test::makeClip(dir.file("good.mp4"), spec);
+  expectSourceError(test::truncatedCopy(mp4, dir.file("head.mp4"), 0.5, true), "");  // moov is at the end
+  expectSourceError(test::truncatedCopy(mp4, dir.file("tail.mp4"), 0.5, false), "");
+  const std::string mkv = test::makeClip(dir.file("good.mkv"), ClipSpec{});
+  expectSourceError(test::truncatedCopy(mkv, dir.file("tail.mkv"), 0.7, false), "");
+
+  SourceOptions o;
+  o.url = dir.file("good.mkv");
+  o.format = "no_such_format";
+  expectSourceError(o, "unknown input format 'no_such_format'");
+}
+
+TEST(Source, BuiltWithoutDevicesSaysSo) {
+  // vp_tests links vp_io_nodevices.
+  SourceOptions v4l2;
+  v4l2.url = "/dev/video9";
+  v4l2.format = "v4l2";
+  expectSourceError(v4l2, "built without capture-device/lavfi support");
+  expectSourceError(defaultSourceOptions(), "built without capture-device/lavfi support");
+  expectSourceError(file("/dev/video0"), "built without capture-device/lavfi support");
+}
+
+TEST(Source, DefaultInputIsALavfiGraph) {
+  const SourceOptions o = defaultSourceOptions();
+  EXPECT_EQ(o.format, "lavfi");
+  EXPECT_NE(o.url.find("d=20"), std::string::npos);
+  EXPECT_FALSE(o.loop);
+}
+
+// A truncated file decodes what is there and ends normally.
+TEST(Source, TruncatedFileDecodesWhatIsThere) {
+  test::Watchdog dog(60, "truncated");
+  test::TempDir dir;
+  ClipSpec spec;
+  spec.frames = 20;
+  spec.width = 96;
+  spec.height = 64;
+  const std::string mkv = test::makeClip(dir.file("t.mkv"), spec);
+  const DecodedClip d = test::decodeAll(test::truncatedCopy(mkv, dir.file("half.mkv"), 0.6, true));
+  EXPECT_TRUE(d.endOfStream);
+  EXPECT_TRUE(d.fatalError.empty());
+  EXPECT_GT(d.frames.size(), 5u);
+  EXPECT_LT(d.frames.size(), 20u);
+}
+
+// Damaged streams: decode what decodes, count the errors, never crash or hang.
+TEST(Source, BitFlippedStreamsDecodeWithErrorsCounted) {
+  test::Watchdog dog(120, "bit flips");
+  test::TempDir dir;
+  struct Case {
+    const char* codec;
+    const char* ext;
+  };
+  for (const Case& c : {Case{"mpeg4", "avi"}, Case{"libx264", "mkv"}, Case{"mjpeg", "avi"}, Case{"ffv1", "nut"}}) {
+    SCOPED_TRACE(c.codec);
+    ClipSpec spec;
+    spec.codec = c.codec;
+    spec.frames = 24;
+    spec.width = 96;
+    spec.height = 64;
+    const std::string good = test::makeClip(dir.file(std::string("good_") + c.codec + "." + c.ext), spec);
+    const size_t size = test::readFileBytes(good).size();
+    int64_t errors = 0, frames = 0;
+    for (uint64_t seed = 1; seed <= 4; ++seed) {
+      const std::string bad = test::bitFlippedCopy(good, dir.file("bad." + std::string(c.ext)), 40, seed, size / 8);
+      try {
+        const DecodedClip d = test::decodeAll(bad, false, 100000, 20);
+        EXPECT_TRUE(d.endOfStream);
+        errors += d.stats.decodeErrors;
+        frames += int64_t(d.frames.size());
+      } catch (const SourceError& e) {  // damage in the headers: still a clean error
+        EXPECT_NE(std::string(e.what()).find("bad."), std::string::npos);
+      }
+    }
+    EXPECT_GT(frames, 0);
+    EXPECT_GT(errors, 0);
+  }
+}
+
+}  // namespace
+}  // namespace vp

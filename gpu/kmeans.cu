@@ -12,6 +12,11 @@
 // Iteration i accumulates into sums buffer i%3; after the one grid barrier every block
 // reads that buffer and computes the same new centres and stop decision, and block 0
 // zeroes buffer (i+2)%3, which nobody touches until after the next barrier.
+//
+// The nearest centre of a pixel is found by a min tree over chunks of 8 scores (FMNMX)
+// and a log2 descent for the index (KmeansTuning::treeArgmin; the alternative is the
+// plain strict-< scan): the compare/select work on the 16-lane ALU pipe, not the
+// FMAs, bounds the kernel (notes/kmeans.md).
 #include "gpu/kmeans.h"
 
 #include "gpu/cuda_check.h"
@@ -87,9 +92,35 @@ __device__ __forceinline__ float channel(uint32_t px, uint32_t sel) {
   return __fsub_rn(__int_as_float(int(__byte_perm(px, 0x4B000000u, 0x7440u | sel))), 8388608.f);
 }
 
-// Nearest centre of each quad pixel: lowest score, ties to the lowest index.
-template <int KB>
+// Lowest-index argmin of C = 4 or 8 scores: a min tree (C-1 FMNMX), then a descent
+// (the lowest index holding the minimum is in the left subtree iff the left subtree's
+// minimum equals the node's). Same index as a strict-< scan for non-NaN scores.
+template <int C>
+__device__ __forceinline__ int treeArgmin(const float (&s)[C], float& best) {
+  static_assert(C == 4 || C == 8, "chunks of 4 or 8");
+  if constexpr (C == 4) {
+    const float a = fminf(s[0], s[1]), b = fminf(s[2], s[3]);
+    best = fminf(a, b);
+    const bool r1 = a != best;
+    const bool r0 = (r1 ? s[2] : s[0]) != best;
+    return (r1 ? 2 : 0) | (r0 ? 1 : 0);
+  } else {
+    const float a0 = fminf(s[0], s[1]), a1 = fminf(s[2], s[3]), a2 = fminf(s[4], s[5]), a3 = fminf(s[6], s[7]);
+    const float b0 = fminf(a0, a1), b1 = fminf(a2, a3);
+    best = fminf(b0, b1);
+    const bool r2 = b0 != best;
+    const bool r1 = (r2 ? a2 : a0) != best;
+    const bool r0 = (r2 ? (r1 ? s[6] : s[4]) : (r1 ? s[2] : s[0])) != best;
+    return (r2 ? 4 : 0) | (r1 ? 2 : 0) | (r0 ? 1 : 0);
+  }
+}
+
+// Nearest centre of each quad pixel: lowest score, ties to the lowest index. Centres go
+// in chunks of <= 8: a chunk's constants stay in registers across quads, and a rolled
+// chunk loop keeps KB = 16, 32 from spilling (their chunks reload from shared memory).
+template <int KB, bool kTree>
 __device__ __forceinline__ void nearest4(const uint32_t (&px)[4], const float4* coeff, int (&bi)[4]) {
+  constexpr int kChunk = KB < 8 ? KB : 8;
   float pr[4], pg[4], pb[4], best[4];
 #pragma unroll
   for (int p = 0; p < 4; ++p) {
@@ -97,20 +128,27 @@ __device__ __forceinline__ void nearest4(const uint32_t (&px)[4], const float4* 
     best[p] = INFINITY;
     bi[p] = 0;
   }
-  // Centres in chunks of <= 16: a chunk's constants stay in registers across quads, and
-  // a rolled chunk loop keeps KB = 32 from spilling (its chunks reload from shared memory).
-  constexpr int kChunk = KB < 16 ? KB : 16;
 #pragma unroll 1
   for (int j0 = 0; j0 < KB; j0 += kChunk) {
+    float4 c[kChunk];
 #pragma unroll
-    for (int jj = 0; jj < kChunk; ++jj) {
-      const float4 c = coeff[j0 + jj];
+    for (int jj = 0; jj < kChunk; ++jj) c[jj] = coeff[j0 + jj];
 #pragma unroll
-      for (int p = 0; p < 4; ++p) {
-        float s = km::score(pr[p], pg[p], pb[p], c);
-        if (s < best[p]) {
-          best[p] = s;
-          bi[p] = j0 + jj;
+    for (int p = 0; p < 4; ++p) {
+      if constexpr (kTree) {
+        float s[kChunk], chunkBest;
+#pragma unroll
+        for (int jj = 0; jj < kChunk; ++jj) s[jj] = km::score(pr[p], pg[p], pb[p], c[jj]);
+        const int j = j0 + treeArgmin<kChunk>(s, chunkBest);
+        if (KB <= kChunk)
+          best[p] = chunkBest, bi[p] = j;
+        else if (chunkBest < best[p])  // an earlier chunk wins ties
+          best[p] = chunkBest, bi[p] = j;
+      } else {
+#pragma unroll
+        for (int jj = 0; jj < kChunk; ++jj) {
+          const float s = km::score(pr[p], pg[p], pb[p], c[jj]);
+          if (s < best[p]) best[p] = s, bi[p] = j0 + jj;
         }
       }
     }
@@ -137,11 +175,16 @@ __device__ void flush(uint2* acc, int k, ull* sums) {
       acc[j * kThreads + i] = make_uint2(0u, 0u);
       r += v.x & 0xFFFFu, g += v.x >> 16, b += v.y & 0xFFFFu, n += v.y >> 16;
     }
+#if __CUDA_ARCH__ >= 800
+    r = __reduce_add_sync(~0u, r), g = __reduce_add_sync(~0u, g);  // one REDUX each
+    b = __reduce_add_sync(~0u, b), n = __reduce_add_sync(~0u, n);
+#else
 #pragma unroll
     for (int off = 16; off > 0; off >>= 1) {
       r += __shfl_xor_sync(~0u, r, off), g += __shfl_xor_sync(~0u, g, off);
       b += __shfl_xor_sync(~0u, b, off), n += __shfl_xor_sync(~0u, n, off);
     }
+#endif
     if (lane == 0 && n != 0) {
       atomicAdd(sums + j * 4 + 0, ull(r));
       atomicAdd(sums + j * 4 + 1, ull(g));
@@ -151,10 +194,12 @@ __device__ void flush(uint2* acc, int k, ull* sums) {
   }
 }
 
-// One assignment pass over the block's quads, flushed every kQuadsPerRound quads per thread.
-template <int KB>
+// One assignment pass over the block's quads, flushed every kQuadsPerRound quads per
+// thread. `first` holds the thread's first quad (the same every iteration), so an
+// iteration starts computing without waiting for memory.
+template <int KB, bool kTree>
 __device__ void assignPass(const KernelArgs& a, uint32_t qBegin, uint32_t qEnd, uint32_t qpr, const float4* coeff,
-                           uint2* acc, ull* sums) {
+                           const uint32_t (&first)[4], uint2* acc, ull* sums) {
   const int width = a.in.width;
   for (uint32_t r0 = qBegin; r0 < qEnd; r0 += kQuadsPerRound * kThreads) {  // uniform per block
     const uint32_t r1 = min(qEnd, r0 + kQuadsPerRound * kThreads);
@@ -164,8 +209,13 @@ __device__ void assignPass(const KernelArgs& a, uint32_t qBegin, uint32_t qEnd, 
       const int n = min(4, width - int(x0));
       uint32_t px[4];
       int bi[4];
-      loadQuad(a.in, cur.y, x0, n, a.vecIn, px);
-      nearest4<KB>(px, coeff, bi);
+      if (q == qBegin + threadIdx.x) {
+#pragma unroll
+        for (int p = 0; p < 4; ++p) px[p] = first[p];
+      } else {
+        loadQuad(a.in, cur.y, x0, n, a.vecIn, px);
+      }
+      nearest4<KB, kTree>(px, coeff, bi);
       if (n == 4) {
 #pragma unroll
         for (int p = 0; p < 4; ++p) accumulate(acc, bi[p], px[p]);
@@ -175,14 +225,19 @@ __device__ void assignPass(const KernelArgs& a, uint32_t qBegin, uint32_t qEnd, 
     }
     __syncthreads();
     flush(acc, a.k, sums);
-    __syncthreads();
+    if (r1 < qEnd) __syncthreads();  // after the last round the grid barrier follows
   }
 }
 
+// Exact double of a byte: the bits of 2^52 + byte, minus 2^52 (no conversion unit).
+__device__ __forceinline__ double byteToDouble(uint32_t byte) {
+  return __dsub_rn(__hiloint2double(0x43300000, int(byte)), 4503599627370496.0);
+}
+
 // Final assignment: labels, output pixels, and this thread's cost.
-template <int KB>
+template <int KB, bool kTree>
 __device__ ull finalPass(const KernelArgs& a, uint32_t qBegin, uint32_t qEnd, uint32_t qpr, const float4* coeff,
-                         const float (*centre)[3], const uint32_t* colour) {
+                         const double (*centre)[3], const uint32_t* colour) {
   const int width = a.in.width;
   ull cost = 0;
   QuadCursor cur(qBegin + threadIdx.x, qpr);
@@ -192,17 +247,22 @@ __device__ ull finalPass(const KernelArgs& a, uint32_t qBegin, uint32_t qEnd, ui
     uint32_t px[4], o[4];
     int bi[4];
     loadQuad(a.in, cur.y, x0, n, a.vecIn, px);
-    nearest4<KB>(px, coeff, bi);
-    uint8_t* labels = a.labels ? a.labels + size_t(cur.y) * width + x0 : nullptr;
+    nearest4<KB, kTree>(px, coeff, bi);
 #pragma unroll
     for (int p = 0; p < 4; ++p) {
-      if (p < n) {
-        const int j = bi[p];
-        cost += km::pixelCost(px[p] & 0xFFu, (px[p] >> 8) & 0xFFu, (px[p] >> 16) & 0xFFu, centre[j][0],
-                              centre[j][1], centre[j][2]);
-        if (labels) labels[p] = uint8_t(j);
-      }
-      o[p] = colour[bi[p]] | (px[p] & 0xFF000000u);
+      const int j = bi[p];
+      if (p < n)
+        cost += km::pixelCost(byteToDouble(px[p] & 0xFFu), byteToDouble((px[p] >> 8) & 0xFFu),
+                              byteToDouble((px[p] >> 16) & 0xFFu), centre[j][0], centre[j][1], centre[j][2]);
+      o[p] = colour[j] | (px[p] & 0xFF000000u);
+    }
+    if (a.labels) {
+      uint8_t* labels = a.labels + size_t(cur.y) * width + x0;
+      if (n == 4 && reinterpret_cast<uintptr_t>(labels) % 4 == 0)
+        *reinterpret_cast<uint32_t*>(labels) = uint32_t(bi[0]) | uint32_t(bi[1]) << 8 | uint32_t(bi[2]) << 16 |
+                                               uint32_t(bi[3]) << 24;
+      else
+        for (int p = 0; p < n; ++p) labels[p] = uint8_t(bi[p]);
     }
     uint32_t* row = reinterpret_cast<uint32_t*>(a.out.row(int(cur.y))) + x0;
     if (a.vecOut && n == 4) {
@@ -214,12 +274,17 @@ __device__ ull finalPass(const KernelArgs& a, uint32_t qBegin, uint32_t qEnd, ui
   return cost;
 }
 
+// Up to 85 registers for KB <= 8 (three blocks per SM can be resident), 128 above.
 template <int KB>
-__global__ void __launch_bounds__(kThreads, 2) kmeansKernel(KernelArgs a) {
+constexpr int kMinBlocksPerSm = KB <= 8 ? 3 : 2;
+
+template <int KB, bool kTree>
+__global__ void __launch_bounds__(kThreads, kMinBlocksPerSm<KB>) kmeansKernel(KernelArgs a) {
   extern __shared__ uint2 acc[];  // [KB][kThreads] packed per-thread cluster sums
   __shared__ float4 coeff[KB];    // score constants (kmeans_math.h)
   __shared__ float centre[KB][3];
-  __shared__ uint32_t colour[KB];  // rounded centre colours, alpha 0
+  __shared__ double centreD[KB][3];  // final centres for the cost
+  __shared__ uint32_t colour[KB];    // rounded centre colours, alpha 0
   __shared__ float shiftShared;
   __shared__ ull costShared[kThreads / 32];
   cg::grid_group grid = cg::this_grid();
@@ -230,6 +295,11 @@ __global__ void __launch_bounds__(kThreads, 2) kmeansKernel(KernelArgs a) {
   const uint32_t qEnd = uint32_t((blockIdx.x + 1) * quads / gridDim.x);
 
   for (int j = 0; j < KB; ++j) acc[j * kThreads + tid] = make_uint2(0u, 0u);
+  uint32_t first[4] = {0u, 0u, 0u, 0u};  // this thread's first quad, reused every iteration
+  if (qBegin + tid < qEnd) {
+    const QuadCursor cur(qBegin + tid, qpr);
+    loadQuad(a.in, cur.y, cur.qx * 4, min(4, width - int(cur.qx * 4)), a.vecIn, first);
+  }
   if (tid < KB) {
     if (tid < k) {
       float r, g, b;
@@ -252,7 +322,7 @@ __global__ void __launch_bounds__(kThreads, 2) kmeansKernel(KernelArgs a) {
   int it = 0;
   while (it < a.maxIterations) {
     ull* sums = &a.scratch->sums[it % 3][0][0];
-    assignPass<KB>(a, qBegin, qEnd, qpr, coeff, acc, sums);
+    assignPass<KB, kTree>(a, qBegin, qEnd, qpr, coeff, first, acc, sums);
     grid.sync();
     if (tid < 32) {  // k <= 32: warp 0 updates the centres, identically in every block
       float d2 = 0.f;
@@ -280,11 +350,13 @@ __global__ void __launch_bounds__(kThreads, 2) kmeansKernel(KernelArgs a) {
   // block writes output pixels (out may alias in).
   if (a.maxIterations == 0) grid.sync();
 
-  if (tid < k)
+  if (tid < k) {
     colour[tid] = uint32_t(km::centreByte(centre[tid][0])) | uint32_t(km::centreByte(centre[tid][1])) << 8 |
                   uint32_t(km::centreByte(centre[tid][2])) << 16;
+    centreD[tid][0] = centre[tid][0], centreD[tid][1] = centre[tid][1], centreD[tid][2] = centre[tid][2];
+  }
   __syncthreads();
-  ull cost = finalPass<KB>(a, qBegin, qEnd, qpr, coeff, centre, colour);
+  ull cost = finalPass<KB, kTree>(a, qBegin, qEnd, qpr, coeff, centreD, colour);
 #pragma unroll
   for (int off = 16; off > 0; off >>= 1) cost += __shfl_xor_sync(~0u, cost, off);
   if (tid % 32 == 0) costShared[tid / 32] = cost;
@@ -388,14 +460,16 @@ __global__ void __launch_bounds__(kPlusPlusThreads) kmeansPlusPlusKernel(ConstRg
 int bucketIndex(int k) { return k <= 4 ? 0 : k <= 8 ? 1 : k <= 16 ? 2 : 3; }
 
 using Kernel = void (*)(KernelArgs);
+template <bool kTree>
 Kernel kernelFor(int bucket) {
   switch (bucket) {
-    case 0: return kmeansKernel<4>;
-    case 1: return kmeansKernel<8>;
-    case 2: return kmeansKernel<16>;
-    default: return kmeansKernel<32>;
+    case 0: return kmeansKernel<4, kTree>;
+    case 1: return kmeansKernel<8, kTree>;
+    case 2: return kmeansKernel<16, kTree>;
+    default: return kmeansKernel<32, kTree>;
   }
 }
+Kernel kernelFor(int bucket, bool tree) { return tree ? kernelFor<true>(bucket) : kernelFor<false>(bucket); }
 size_t accBytes(int bucket) { return size_t(4 << bucket) * kThreads * sizeof(uint2); }
 
 }  // namespace
@@ -407,19 +481,21 @@ KmeansWorkspace::KmeansWorkspace() : scratch_(sizeof(Scratch)) {
   VP_CUDA_CHECK(cudaDeviceGetAttribute(&smCount_, cudaDevAttrMultiProcessorCount, device));
   VP_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
   if (!cooperative) throw std::runtime_error("kmeans: the CUDA device does not support cooperative launches");
-  for (int b = 0; b < 4; ++b) {
-    const Kernel kernel = kernelFor(b);
-    VP_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(accBytes(b))));
-    VP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&maxBlocksPerSm_[b], kernel, kThreads, accBytes(b)));
-  }
+  for (int tree = 0; tree < 2; ++tree)
+    for (int b = 0; b < 4; ++b) {
+      const Kernel kernel = kernelFor(b, tree);
+      VP_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(accBytes(b))));
+      VP_CUDA_CHECK(
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&maxBlocksPerSm_[tree][b], kernel, kThreads, accBytes(b)));
+    }
 }
 
 void kmeansGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* state, const KmeansParams& params,
                KmeansWorkspace& ws, cudaStream_t stream) {
   detail::checkKmeansArgs(in, out, params);
   if (state == nullptr) throw std::invalid_argument("kmeans: null state");
-  const int bucket = bucketIndex(params.k);
-  if (ws.maxBlocksPerSm_[bucket] < 1) throw std::runtime_error("kmeans: kernel does not fit on this device");
+  const int bucket = bucketIndex(params.k), tree = ws.tuning.treeArgmin ? 1 : 0;
+  if (ws.maxBlocksPerSm_[tree][bucket] < 1) throw std::runtime_error("kmeans: kernel does not fit on this device");
 
   KernelArgs a;
   a.in = in;
@@ -438,14 +514,14 @@ void kmeansGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* sta
     kmeansPlusPlusKernel<<<1, kPlusPlusThreads, 0, stream>>>(in, state, params.k, params.seed);
     VP_CUDA_CHECK_LAUNCH();
   }
-  const int perSm = std::clamp(ws.tuning.blocksPerSm, 1, ws.maxBlocksPerSm_[bucket]);
+  const int perSm = std::clamp(ws.tuning.blocksPerSm, 1, ws.maxBlocksPerSm_[tree][bucket]);
   int grid = ws.smCount_ * perSm;
   if (!ws.tuning.fullGrid) {
     const uint64_t quads = uint64_t((in.width + 3) / 4) * uint64_t(in.height);
     grid = int(std::min<uint64_t>(uint64_t(grid), (quads + kThreads - 1) / kThreads));
   }
   void* args[] = {&a};
-  VP_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(kernelFor(bucket)), dim3(grid), dim3(kThreads),
+  VP_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(kernelFor(bucket, tree)), dim3(grid), dim3(kThreads),
                                             args, accBytes(bucket), stream));
   VP_CUDA_CHECK_LAUNCH();
 }

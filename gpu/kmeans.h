@@ -8,8 +8,9 @@
 // an empty cluster keeps its centre. shift2 = the largest squared centre move; the loop
 // stops when shift2 < epsilon or after maxIterations. A final assignment against the
 // final centres writes the labels, the output image (each pixel = its centre's colour,
-// roundf, clamped; alpha copied) and cost = sum over pixels of the rounded squared
-// distance (double) to its centre. GPU and CPU results are equal bit for bit.
+// roundf, clamped; alpha copied) and cost = sum over pixels of the squared distance
+// (double) to its centre, each rounded to the nearest integer (ties to even). GPU and
+// CPU results are equal bit for bit.
 //
 // Initial centres: Uniform = pixels at raster index floor(j*N/k); KmeansPlusPlus =
 // k-means++ on M = min(N, 16384) pixels at floor(i*N/M) with integer D2 weights and
@@ -56,6 +57,7 @@ struct KmeansState {
 struct KmeansTuning {
   int blocksPerSm = 2;     // resident blocks per SM (capped by occupancy); fewer = cheaper grid barriers
   bool fullGrid = false;   // use every allowed block even for tiny images (benchmarks the barrier cost)
+  bool treeArgmin = true;  // nearest centre by a min tree (fewer compare/selects) or a plain scan
 };
 
 // Device scratch for kmeansGpu, sized once: triple-buffered per-cluster sums and the
@@ -71,7 +73,7 @@ class KmeansWorkspace {
                         cudaStream_t);
   DeviceBuffer scratch_;
   int smCount_ = 0;
-  int maxBlocksPerSm_[4] = {};  // per cluster bucket 4, 8, 16, 32
+  int maxBlocksPerSm_[2][4] = {};  // per argmin variant (scan, tree) and cluster bucket 4, 8, 16, 32
 };
 
 // GPU: in/out are device views of the same size (out may equal in); labels: device

@@ -68,7 +68,7 @@ __attribute__((always_inline)) inline uint64_t finalRowBody(const uchar4* in, uc
   for (int x = 0; x < width; ++x) {
     uchar4 p = in[x];
     int j = nearest(float(p.x), float(p.y), float(p.z), coeff, k);
-    cost += km::pixelCost(p.x, p.y, p.z, centres[j][0], centres[j][1], centres[j][2]);
+    cost += km::pixelCost(p.x, p.y, p.z, centres[j][0], centres[j][1], centres[j][2]);  // all exact conversions
     if (labels) labels[x] = uint8_t(j);
     out[x] = make_uchar4(colours[j].x, colours[j].y, colours[j].z, p.w);
   }

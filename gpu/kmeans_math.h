@@ -124,13 +124,16 @@ __host__ __device__ inline uint8_t centreByte(float c) {
 }
 
 // A pixel's cost term: its squared distance to the centre in double (fixed order),
-// rounded to the nearest integer (halves away from zero).
-__host__ __device__ inline uint64_t pixelCost(uint32_t r, uint32_t g, uint32_t b, float cr, float cg, float cb) {
-  double dr = dsubRn(double(r), double(cr));
-  double dg = dsubRn(double(g), double(cg));
-  double db = dsubRn(double(b), double(cb));
+// rounded to the nearest integer, halves to even. Inputs are exact conversions of the
+// byte channels and float centres (callers convert however is cheapest).
+__host__ __device__ inline uint64_t pixelCost(double r, double g, double b, double cr, double cg, double cb) {
+  double dr = dsubRn(r, cr), dg = dsubRn(g, cg), db = dsubRn(b, cb);
   double d = daddRn(daddRn(dmulRn(dr, dr), dmulRn(dg, dg)), dmulRn(db, db));
-  return static_cast<uint64_t>(round(d));
+#ifdef __CUDA_ARCH__
+  return __double2ull_rn(d);
+#else
+  return static_cast<uint64_t>(std::nearbyint(d));  // the default rounding mode: to nearest, ties to even
+#endif
 }
 
 // Exact integer squared distance between two pixels (k-means++ weights); <= 195075.

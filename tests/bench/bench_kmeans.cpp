@@ -27,8 +27,8 @@ void setRates(benchmark::State& st, double pixels, double iterations) {
       benchmark::Counter(pixels * iterations * double(st.iterations()), benchmark::Counter::kIsRate);
 }
 
-// Args: width, height, k, maxIterations, blocksPerSm (0: default), fullGrid, init.
-// epsilon = 0: every frame runs exactly maxIterations.
+// Args: width, height, k, maxIterations, blocksPerSm (0: default), fullGrid, init,
+// treeArgmin. epsilon = 0: every frame runs exactly maxIterations.
 void BM_KmeansGpu(benchmark::State& st) {
   if (skipWithoutGpu(st)) return;
   const int w = int(st.range(0)), h = int(st.range(1));
@@ -40,6 +40,7 @@ void BM_KmeansGpu(benchmark::State& st) {
   KmeansWorkspace ws;
   if (st.range(4) > 0) ws.tuning.blocksPerSm = int(st.range(4));
   ws.tuning.fullGrid = st.range(5) != 0;
+  ws.tuning.treeArgmin = st.range(7) != 0;
   DeviceImage in = upload(natural(w, h)), out(w, h);
   DeviceBuffer labels(size_t(w) * h), state(sizeof(KmeansState));
   Stream s;
@@ -49,22 +50,31 @@ void BM_KmeansGpu(benchmark::State& st) {
   setRates(st, double(w) * h, p.maxIterations);
 }
 BENCHMARK(BM_KmeansGpu)
-    ->ArgNames({"w", "h", "k", "it", "bps", "full", "init"})
-    ->Args({1920, 1080, 8, 20, 0, 0, 0})  // the 1080p target
-    ->Args({3840, 2160, 8, 20, 0, 0, 0})  // the 4K target
-    ->Args({1920, 1080, 4, 20, 0, 0, 0})
-    ->Args({1920, 1080, 16, 20, 0, 0, 0})
-    ->Args({1920, 1080, 32, 20, 0, 0, 0})
-    ->Args({1920, 1080, 8, 0, 0, 0, 0})  // init + final pass only: per-iteration cost by difference
-    ->Args({1920, 1080, 8, 1, 0, 0, 0})
-    ->Args({3840, 2160, 8, 0, 0, 0, 0})
-    ->Args({1920, 1080, 8, 20, 1, 0, 0})  // launch shape: 1 block (8 warps) per SM
-    ->Args({3840, 2160, 8, 20, 1, 0, 0})
-    ->Args({1920, 1080, 32, 20, 1, 0, 0})
-    ->Args({64, 64, 8, 0, 0, 1, 0})  // a full grid on a tiny image: barrier and launch cost
-    ->Args({64, 64, 8, 20, 0, 1, 0})
-    ->Args({1920, 1080, 8, 0, 0, 0, 1})  // k-means++ seeding cost (k 8 and 32)
-    ->Args({1920, 1080, 32, 0, 0, 0, 1})
+    ->ArgNames({"w", "h", "k", "it", "bps", "full", "init", "tree"})
+    ->Args({1920, 1080, 8, 20, 0, 0, 0, 1})  // the 1080p target, default shape
+    ->Args({1920, 1080, 8, 20, 3, 0, 0, 1})  // launch shapes and argmin variants
+    ->Args({1920, 1080, 8, 20, 1, 0, 0, 1})
+    ->Args({1920, 1080, 8, 20, 2, 0, 0, 0})
+    ->Args({1920, 1080, 8, 20, 3, 0, 0, 0})
+    ->Args({3840, 2160, 8, 20, 0, 0, 0, 1})  // the 4K target
+    ->Args({3840, 2160, 8, 20, 3, 0, 0, 1})
+    ->Args({3840, 2160, 8, 20, 2, 0, 0, 0})
+    ->Args({1920, 1080, 4, 20, 0, 0, 0, 1})  // k sweep
+    ->Args({1920, 1080, 4, 20, 3, 0, 0, 1})
+    ->Args({1920, 1080, 16, 20, 0, 0, 0, 1})
+    ->Args({1920, 1080, 16, 20, 3, 0, 0, 1})
+    ->Args({1920, 1080, 32, 20, 0, 0, 0, 1})
+    ->Args({1920, 1080, 32, 20, 3, 0, 0, 1})
+    ->Args({1920, 1080, 32, 20, 2, 0, 0, 0})
+    ->Args({1920, 1080, 8, 0, 0, 0, 0, 1})  // init + final pass only: per-iteration cost by difference
+    ->Args({1920, 1080, 8, 1, 0, 0, 0, 1})
+    ->Args({3840, 2160, 8, 0, 0, 0, 0, 1})
+    ->Args({64, 64, 8, 0, 0, 1, 0, 1})  // a full grid on a tiny image: barrier and launch cost
+    ->Args({64, 64, 8, 20, 0, 1, 0, 1})
+    ->Args({64, 64, 8, 20, 1, 1, 0, 1})
+    ->Args({64, 64, 8, 20, 3, 1, 0, 1})
+    ->Args({1920, 1080, 8, 0, 0, 0, 1, 1})  // k-means++ seeding cost (k 8 and 32)
+    ->Args({1920, 1080, 32, 0, 0, 0, 1, 1})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

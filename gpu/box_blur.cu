@@ -1,18 +1,18 @@
 // Box blur on CUDA: two kernels per pass, O(1) work per pixel whatever the radius.
 //
-// Column pass (columnSumsKernel): a block owns `cw` whole columns (cw = 8 for heights up
-// to ~1.3K, fewer for taller frames so the prefix fits shared memory), 1024 threads =
-// cw columns x (1024/cw) row segments. Each thread sums its segment of R|G|B packed in
-// one uint64 (box_blur_math.h), the segment totals are scanned per column, and the
-// whole column prefix P(0..h) then sits in shared memory: a window sum is
-// P(y+r+1) - P(y-r) (windowSum near the borders). Out: ushort4 (R, G, B sums, alpha)
-// per pixel, 8 bytes, L2-resident at 1080p.
-// Row pass (rowBlurKernel): a block per row, 256 threads; each lane scans 4 consecutive
-// sums (two 16-byte loads), warps scan with shuffles, 8 warp ranges are joined in
-// shared memory, then every output pixel reads two prefix values per channel and
-// rounds with an exact multiply-shift division.
-// Column pass first because its prefix (the one that needs a whole column in shared
-// memory) then packs into 8 bytes per pixel; the row prefix of 24-bit sums needs 12.
+// Column pass first (columnBandKernel, the default): a block owns 32 columns x a band of
+// output rows and prefix-sums its columns over the band plus r rows above and below
+// (samples fetched through the border extension), R|B and G|A packed two 16-bit lanes
+// per word; window sums are one prefix difference. Out: ushort4 (R, G, B sums, alpha)
+// per pixel, 8 bytes, L2-resident at 1080p. (columnSumsKernel, version 1: a block owns
+// whole columns and keeps the column prefix in shared memory; fewer, narrower blocks.)
+// Row pass (rowBlurKernel2, the default): a block per row; each lane loads 4 consecutive
+// sums (two 16-byte loads), warps scan with shuffles in registers, the warp offsets are
+// added when the prefix is written to shared memory; every output pixel then reads two
+// prefix values per channel and rounds with an exact multiply-shift division.
+// (rowBlurKernel, version 1: scans chunk by chunk, then a read-modify-write pass.)
+// Column pass first because its prefix then packs into 8 bytes per pixel; the row
+// prefix of 24-bit sums needs 12.
 // Kernels after the first are launched with programmatic dependent launch (sm_90): the
 // next grid is scheduled while the previous drains and waits in griddepcontrol.wait.
 #include "gpu/box_blur.h"
@@ -38,6 +38,10 @@ namespace {
 
 constexpr int kColumnThreads = 1024;              // column-pass block: cw columns x segments
 constexpr size_t kColumnSmemTarget = 100 << 10;   // bytes: two column blocks per SM (sm_90: 227 KB)
+constexpr int kBandColumns = 32;                  // column-pass v2 block: 32 columns (one warp wide)
+constexpr int kBandGroups = 16;                   //   x 16 row groups
+constexpr int kBandThreads = kBandColumns * kBandGroups;
+constexpr size_t kBandSmemTarget = 110 << 10;     // bytes: two band blocks per SM at the largest radii
 constexpr int kRowThreads = 256;                  // row-pass block: one image row
 constexpr int kRowWarps = kRowThreads / 32;
 constexpr int kRowItems = 4;                      // consecutive sums per lane in the row scan
@@ -57,6 +61,10 @@ __device__ __forceinline__ void releaseNextGrid() {
 size_t columnSmemBytes(int h, int cw) {
   const int segments = kColumnThreads / cw;
   return (size_t(h) + 1) * cw * sizeof(uint64_t) + size_t(segments) * cw * sizeof(uint64_t) + size_t(h) * cw;
+}
+size_t bandSmemBytes(int band, int r) {
+  return (size_t(band) + 2 * r + 1) * kBandColumns * sizeof(uint2) + size_t(kBandGroups) * kBandColumns * sizeof(uint2) +
+         size_t(band) * kBandColumns;
 }
 // 3 pad words + w+1 entries per channel, rounded to a 16-byte multiple.
 __host__ __device__ inline int rowPrefixWords(int w) { return (w + 4 + 3) & ~3; }
@@ -120,13 +128,173 @@ __global__ void __launch_bounds__(kColumnThreads)
   }
 }
 
+// Column pass, version 2 (bands): a block owns 32 columns (a warp reads whole 128-byte
+// row segments) x `band` output rows, and builds the prefix of its columns over the
+// extended rows [y0 - r, y0 + band + r) in shared memory, each sample fetched through
+// extendIndex, so a window sum is one difference whatever the border mode. 16 row groups
+// of 32 threads; the reads overlap the next band's by 2r rows (band >= 2r where shared
+// memory allows keeps that <= 2x). No dependency between blocks: ~1000 blocks at 1080p.
+__global__ void __launch_bounds__(kBandThreads)
+    columnBandKernel(ConstRgbaView in, ImageView<ushort4> sums, int radius, BorderMode border, int band) {
+  waitForPriorGrid();
+  releaseNextGrid();
+  extern __shared__ uint2 bandSmem[];
+  const int c = threadIdx.x, g = threadIdx.y, h = in.height;
+  const int x = blockIdx.x * kBandColumns + c;
+  const bool valid = x < in.width;
+  const int y0 = blockIdx.y * band, rows = min(band, h - y0);  // output rows of this block
+  const int extent = rows + 2 * radius;                         // extended input rows
+  uint2* prefix = bandSmem;                                      // [(extent + 1) * 32]: (rb, ga) prefix
+  uint2* groupTotal = prefix + (extent + 1) * kBandColumns;      // [kBandGroups * 32]
+  unsigned char* alpha = reinterpret_cast<unsigned char*>(groupTotal + kBandGroups * kBandColumns);  // [rows * 32]
+  const int per = (extent + kBandGroups - 1) / kBandGroups;
+  const int i0 = min(extent, g * per), i1 = min(extent, i0 + per);
+  const int top = y0 - radius;  // image row of extended row 0
+  const uchar4* column = in.data + x;
+
+  uint32_t rb = 0, ga = 0;
+#pragma unroll 8
+  for (int i = i0; i < i1; ++i) {
+    const int sy = blur::extendIndex(top + i, h, border);
+    uint32_t px = 0;
+    if (valid && sy >= 0)
+      px = *reinterpret_cast<const uint32_t*>(reinterpret_cast<const char*>(column) + size_t(sy) * in.pitch);
+    rb += blur::lanesRb(px);
+    ga += blur::lanesGa(px);
+    prefix[(i + 1) * kBandColumns + c] = make_uint2(rb, ga);
+    const int j = i - radius;  // output row, when inside the band
+    if (j >= 0 && j < rows) alpha[j * kBandColumns + c] = static_cast<unsigned char>(px >> 24);
+  }
+  groupTotal[g * kBandColumns + c] = make_uint2(rb, ga);
+  if (g == 0) prefix[c] = make_uint2(0, 0);
+  __syncthreads();
+  uint32_t offRb = 0, offGa = 0;
+  for (int t = 0; t < g; ++t) {
+    const uint2 v = groupTotal[t * kBandColumns + c];
+    offRb += v.x;
+    offGa += v.y;
+  }
+  if (g > 0)
+    for (int i = i0; i < i1; ++i) {
+      uint2 p = prefix[(i + 1) * kBandColumns + c];
+      prefix[(i + 1) * kBandColumns + c] = make_uint2(p.x + offRb, p.y + offGa);
+    }
+  __syncthreads();
+  if (!valid) return;
+  for (int j = g; j < rows; j += kBandGroups) {  // a warp writes one row: 256 contiguous bytes
+    const uint2 hi = prefix[(j + 2 * radius + 1) * kBandColumns + c], lo = prefix[j * kBandColumns + c];
+    const uint32_t sRb = hi.x - lo.x, sGa = hi.y - lo.y;
+    // ushort4 (R, G, B, alpha) = words (R | G << 16, B | alpha << 16)
+    const uint2 packed = make_uint2(__byte_perm(sRb, sGa, 0x5410),
+                                    __byte_perm(sRb, uint32_t(alpha[j * kBandColumns + c]), 0x5432));
+    *reinterpret_cast<uint2*>(sums.row(y0 + j) + x) = packed;
+  }
+}
+
 // A ushort4 from the two little-endian words it occupies in memory.
 __device__ __forceinline__ ushort4 halves(uint32_t a, uint32_t b) {
   return make_ushort4(static_cast<unsigned short>(a), static_cast<unsigned short>(a >> 16),
                       static_cast<unsigned short>(b), static_cast<unsigned short>(b >> 16));
 }
 
-// Row pass: out(x, y) = round(sum over [x-r, x+r] of sums(., y) / (2r+1)^2), alpha kept.
+// The row pass's shared memory: P(k) of each channel at index k (+3 puts P(4i+1 .. 4i+4)
+// on a 16-byte boundary), then the alpha bytes.
+struct RowShared {
+  uint32_t* pr;
+  uint32_t* pg;
+  uint32_t* pb;
+  unsigned char* alpha;
+  __device__ RowShared(uint4* smem, int w) {
+    const int words = rowPrefixWords(w);
+    uint32_t* base = reinterpret_cast<uint32_t*>(smem);
+    pr = base + 3;
+    pg = base + words + 3;
+    pb = base + 2 * words + 3;
+    alpha = reinterpret_cast<unsigned char*>(base + 3 * words);
+  }
+};
+
+// One lane's kRowItems consecutive sums from x (zeros past x1): two 16-byte loads when whole.
+__device__ __forceinline__ void loadChunk(const ushort4* src, int x, int x1, ushort4 (&v)[kRowItems]) {
+  if (x + kRowItems <= x1) {
+    const uint4 lo = reinterpret_cast<const uint4*>(src + x)[0], hi = reinterpret_cast<const uint4*>(src + x)[1];
+    v[0] = halves(lo.x, lo.y);
+    v[1] = halves(lo.z, lo.w);
+    v[2] = halves(hi.x, hi.y);
+    v[3] = halves(hi.z, hi.w);
+  } else {
+#pragma unroll
+    for (int i = 0; i < kRowItems; ++i) v[i] = x + i < x1 ? src[x + i] : make_ushort4(0, 0, 0, 0);
+  }
+}
+
+// Inclusive prefix of a warp's 32 x kRowItems sums per channel, plus `carry` (the sums of
+// the warp's earlier chunks), which then advances by this chunk's total.
+__device__ __forceinline__ void scanChunk(const ushort4 (&v)[kRowItems], int lane, uint32_t (&carry)[3],
+                                          uint32_t (&run)[3][kRowItems]) {
+#pragma unroll
+  for (int i = 0; i < kRowItems; ++i) {
+    run[0][i] = (i ? run[0][i - 1] : 0) + v[i].x;
+    run[1][i] = (i ? run[1][i - 1] : 0) + v[i].y;
+    run[2][i] = (i ? run[2][i - 1] : 0) + v[i].z;
+  }
+#pragma unroll
+  for (int ch = 0; ch < 3; ++ch) {
+    const uint32_t total = run[ch][kRowItems - 1];
+    uint32_t inc = total;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const uint32_t t = __shfl_up_sync(0xffffffffu, inc, d);
+      if (lane >= d) inc += t;
+    }
+    const uint32_t before = carry[ch] + inc - total;
+#pragma unroll
+    for (int i = 0; i < kRowItems; ++i) run[ch][i] += before;
+    carry[ch] += __shfl_sync(0xffffffffu, inc, 31);
+  }
+}
+
+// P(x+1 .. x+kRowItems) = run + offset, and the alphas, into shared memory (x < x1 only).
+__device__ __forceinline__ void storeChunk(const RowShared& sh, int x, int x1, const uint32_t (&run)[3][kRowItems],
+                                           const uint32_t (&off)[3], uint32_t alphas) {
+  if (x + kRowItems <= x1) {
+    *reinterpret_cast<uint4*>(sh.pr + x + 1) = make_uint4(run[0][0] + off[0], run[0][1] + off[0], run[0][2] + off[0], run[0][3] + off[0]);
+    *reinterpret_cast<uint4*>(sh.pg + x + 1) = make_uint4(run[1][0] + off[1], run[1][1] + off[1], run[1][2] + off[1], run[1][3] + off[1]);
+    *reinterpret_cast<uint4*>(sh.pb + x + 1) = make_uint4(run[2][0] + off[2], run[2][1] + off[2], run[2][2] + off[2], run[2][3] + off[2]);
+    *reinterpret_cast<uint32_t*>(sh.alpha + x) = alphas;
+  } else {
+#pragma unroll
+    for (int i = 0; i < kRowItems; ++i)
+      if (x + i < x1) {
+        sh.pr[x + i + 1] = run[0][i] + off[0];
+        sh.pg[x + i + 1] = run[1][i] + off[1];
+        sh.pb[x + i + 1] = run[2][i] + off[2];
+        sh.alpha[x + i] = static_cast<unsigned char>(alphas >> (8 * i));
+      }
+  }
+}
+
+__device__ __forceinline__ uint32_t packAlphas(const ushort4 (&v)[kRowItems]) {
+  return uint32_t(v[0].w & 0xFF) | uint32_t(v[1].w & 0xFF) << 8 | uint32_t(v[2].w & 0xFF) << 16 |
+         uint32_t(v[3].w & 0xFF) << 24;
+}
+
+// Output phase of the row pass: two prefix reads per channel and the rounding division.
+__device__ __forceinline__ void rowOutputs(const RowShared& sh, uchar4* dst, int w, int radius, BorderMode border,
+                                           const blur::Divider& div) {
+  const uint32_t *pr = sh.pr, *pg = sh.pg, *pb = sh.pb;
+  auto at = [pr, pg, pb](int k) { return blur::Sum3{pr[k], pg[k], pb[k]}; };
+  for (int x = threadIdx.x; x < w; x += blockDim.x) {
+    const int a = x - radius, b = x + radius;
+    const blur::Sum3 s = (a >= 0 && b < w) ? at(b + 1) - at(a) : blur::windowSum<blur::Sum3>(at, a, b, w, border);
+    dst[x] = make_uchar4(static_cast<unsigned char>(blur::roundDiv(s.r, div)),
+                         static_cast<unsigned char>(blur::roundDiv(s.g, div)),
+                         static_cast<unsigned char>(blur::roundDiv(s.b, div)), sh.alpha[x]);
+  }
+}
+
+// Row pass, version 1: each warp scans its range chunk by chunk into shared memory, then
+// adds the offset of the warps before it (a read-modify-write pass). Any width.
 __global__ void __launch_bounds__(kRowThreads)
     rowBlurKernel(ImageView<const ushort4> sums, RgbaView out, int radius, BorderMode border, blur::Divider div) {
   waitForPriorGrid();
@@ -134,101 +302,115 @@ __global__ void __launch_bounds__(kRowThreads)
   extern __shared__ uint4 rowSmem[];
   __shared__ uint32_t warpTotal[3][kRowWarps];
   const int w = out.width, y = blockIdx.x;
-  const int words = rowPrefixWords(w);
-  uint32_t* const smem = reinterpret_cast<uint32_t*>(rowSmem);
-  // P(k) at index k of each array; +3 puts P(4i+1 .. 4i+4) on a 16-byte boundary.
-  uint32_t* const pr = smem + 3;
-  uint32_t* const pg = smem + words + 3;
-  uint32_t* const pb = smem + 2 * words + 3;
-  unsigned char* const alpha = reinterpret_cast<unsigned char*>(smem + 3 * words);
+  const RowShared sh(rowSmem, w);
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int span = (w + kRowWarps * kRowChunk - 1) / (kRowWarps * kRowChunk) * kRowChunk;
   const int x0 = min(w, warp * span), x1 = min(w, x0 + span);
   const ushort4* src = sums.row(y);
+  const uint32_t zero[3] = {0, 0, 0};
 
   uint32_t carry[3] = {0, 0, 0};
   for (int base = x0; base < x1; base += kRowChunk) {
     const int x = base + lane * kRowItems;
-    const bool full = x + kRowItems <= x1;
     ushort4 v[kRowItems];
-    if (full) {
-      const uint4 lo = reinterpret_cast<const uint4*>(src + x)[0], hi = reinterpret_cast<const uint4*>(src + x)[1];
-      v[0] = halves(lo.x, lo.y);
-      v[1] = halves(lo.z, lo.w);
-      v[2] = halves(hi.x, hi.y);
-      v[3] = halves(hi.z, hi.w);
-    } else {
-#pragma unroll
-      for (int i = 0; i < kRowItems; ++i) v[i] = x + i < x1 ? src[x + i] : make_ushort4(0, 0, 0, 0);
-    }
+    loadChunk(src, x, x1, v);
     uint32_t run[3][kRowItems];
-#pragma unroll
-    for (int i = 0; i < kRowItems; ++i) {
-      run[0][i] = (i ? run[0][i - 1] : 0) + v[i].x;
-      run[1][i] = (i ? run[1][i - 1] : 0) + v[i].y;
-      run[2][i] = (i ? run[2][i - 1] : 0) + v[i].z;
-    }
-#pragma unroll
-    for (int ch = 0; ch < 3; ++ch) {
-      const uint32_t total = run[ch][kRowItems - 1];
-      uint32_t inc = total;
-#pragma unroll
-      for (int d = 1; d < 32; d <<= 1) {
-        const uint32_t t = __shfl_up_sync(0xffffffffu, inc, d);
-        if (lane >= d) inc += t;
-      }
-      const uint32_t before = carry[ch] + inc - total;
-#pragma unroll
-      for (int i = 0; i < kRowItems; ++i) run[ch][i] += before;
-      carry[ch] += __shfl_sync(0xffffffffu, inc, 31);
-    }
-    if (full) {
-      *reinterpret_cast<uint4*>(pr + x + 1) = make_uint4(run[0][0], run[0][1], run[0][2], run[0][3]);
-      *reinterpret_cast<uint4*>(pg + x + 1) = make_uint4(run[1][0], run[1][1], run[1][2], run[1][3]);
-      *reinterpret_cast<uint4*>(pb + x + 1) = make_uint4(run[2][0], run[2][1], run[2][2], run[2][3]);
-      *reinterpret_cast<uchar4*>(alpha + x) = make_uchar4(v[0].w, v[1].w, v[2].w, v[3].w);
-    } else {
-#pragma unroll
-      for (int i = 0; i < kRowItems; ++i)
-        if (x + i < x1) {
-          pr[x + i + 1] = run[0][i];
-          pg[x + i + 1] = run[1][i];
-          pb[x + i + 1] = run[2][i];
-          alpha[x + i] = static_cast<unsigned char>(v[i].w);
-        }
-    }
+    scanChunk(v, lane, carry, run);
+    storeChunk(sh, x, x1, run, zero, packAlphas(v));
   }
-  if (lane == 0) {
-    warpTotal[0][warp] = carry[0];
-    warpTotal[1][warp] = carry[1];
-    warpTotal[2][warp] = carry[2];
-  }
-  if (threadIdx.x == 0) pr[0] = pg[0] = pb[0] = 0;
+  if (lane == 0)
+    for (int ch = 0; ch < 3; ++ch) warpTotal[ch][warp] = carry[ch];
+  if (threadIdx.x == 0) sh.pr[0] = sh.pg[0] = sh.pb[0] = 0;
   __syncthreads();
   if (warp > 0) {
     uint32_t off[3] = {0, 0, 0};
-    for (int i = 0; i < warp; ++i) {
-      off[0] += warpTotal[0][i];
-      off[1] += warpTotal[1][i];
-      off[2] += warpTotal[2][i];
-    }
+    for (int i = 0; i < warp; ++i)
+      for (int ch = 0; ch < 3; ++ch) off[ch] += warpTotal[ch][i];
     for (int x = x0 + lane; x < x1; x += 32) {
-      pr[x + 1] += off[0];
-      pg[x + 1] += off[1];
-      pb[x + 1] += off[2];
+      sh.pr[x + 1] += off[0];
+      sh.pg[x + 1] += off[1];
+      sh.pb[x + 1] += off[2];
     }
   }
   __syncthreads();
+  rowOutputs(sh, out.row(y), w, radius, border, div);
+}
 
-  auto at = [pr, pg, pb](int k) { return blur::Sum3{pr[k], pg[k], pb[k]}; };
-  uchar4* dst = out.row(y);
-  for (int x = threadIdx.x; x < w; x += kRowThreads) {
-    const int a = x - radius, b = x + radius;
-    const blur::Sum3 s = (a >= 0 && b < w) ? at(b + 1) - at(a) : blur::windowSum<blur::Sum3>(at, a, b, w, border);
-    dst[x] = make_uchar4(static_cast<unsigned char>(blur::roundDiv(s.r, div)),
-                         static_cast<unsigned char>(blur::roundDiv(s.g, div)),
-                         static_cast<unsigned char>(blur::roundDiv(s.b, div)), alpha[x]);
+// Row pass, version 2: kWarps warps each own kChunks chunks (w <= kWarps x kChunks x 128),
+// load them all up front, scan them in registers, and write the final prefix once the
+// offsets of the earlier warps are known (no read-modify-write pass, one fewer phase).
+template <int kChunks, int kWarps>
+__global__ void __launch_bounds__(32 * kWarps)
+    rowBlurKernel2(ImageView<const ushort4> sums, RgbaView out, int radius, BorderMode border, blur::Divider div) {
+  waitForPriorGrid();
+  releaseNextGrid();
+  extern __shared__ uint4 rowSmem[];
+  __shared__ uint32_t warpTotal[3][kWarps];
+  const int w = out.width, y = blockIdx.x;
+  const RowShared sh(rowSmem, w);
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int x0 = min(w, warp * kChunks * kRowChunk), x1 = min(w, x0 + kChunks * kRowChunk);
+  const ushort4* src = sums.row(y);
+
+  ushort4 v[kChunks][kRowItems];
+#pragma unroll
+  for (int k = 0; k < kChunks; ++k) loadChunk(src, x0 + k * kRowChunk + lane * kRowItems, x1, v[k]);
+  uint32_t run[kChunks][3][kRowItems];
+  uint32_t alphas[kChunks];
+  uint32_t carry[3] = {0, 0, 0};
+#pragma unroll
+  for (int k = 0; k < kChunks; ++k) {
+    scanChunk(v[k], lane, carry, run[k]);
+    alphas[k] = packAlphas(v[k]);
   }
+  if (lane == 0)
+    for (int ch = 0; ch < 3; ++ch) warpTotal[ch][warp] = carry[ch];
+  if (threadIdx.x == 0) sh.pr[0] = sh.pg[0] = sh.pb[0] = 0;
+  __syncthreads();
+  uint32_t off[3];
+#pragma unroll
+  for (int ch = 0; ch < 3; ++ch) {  // sum of the earlier warps' totals, lane-parallel
+    uint32_t t = lane < warp ? warpTotal[ch][lane] : 0;
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) t += __shfl_xor_sync(0xffffffffu, t, d);
+    off[ch] = t;
+  }
+#pragma unroll
+  for (int k = 0; k < kChunks; ++k) storeChunk(sh, x0 + k * kRowChunk + lane * kRowItems, x1, run[k], off, alphas[k]);
+  __syncthreads();
+  rowOutputs(sh, out.row(y), w, radius, border, div);
+}
+
+using RowKernel = void (*)(ImageView<const ushort4>, RgbaView, int, BorderMode, blur::Divider);
+struct RowConfig {
+  RowKernel kernel;
+  int threads;
+};
+// Version 2 instances: (chunks per warp, warps); a row of up to warps x chunks x 128 pixels.
+constexpr int kRowConfigs[][2] = {{1, 8}, {2, 8}, {4, 8}, {1, 16}, {2, 16}, {1, 32}, {2, 32}};
+RowKernel rowKernel2(int chunks, int warps) {
+  switch (warps * 10 + chunks) {
+    case 81: return rowBlurKernel2<1, 8>;
+    case 82: return rowBlurKernel2<2, 8>;
+    case 84: return rowBlurKernel2<4, 8>;
+    case 161: return rowBlurKernel2<1, 16>;
+    case 162: return rowBlurKernel2<2, 16>;
+    case 321: return rowBlurKernel2<1, 32>;
+    case 322: return rowBlurKernel2<2, 32>;
+  }
+  return nullptr;
+}
+// Version 2 by default: one chunk per warp and as few warps as cover the row (full
+// occupancy at 32 registers), two chunks beyond 4096 pixels. `threads` forces the block size.
+RowConfig rowConfig(int w, int version, int threads) {
+  if (version == 1) return {rowBlurKernel, kRowThreads};
+  int warps = threads / 32;
+  if (!threads) warps = w <= 8 * kRowChunk ? 8 : w <= 16 * kRowChunk ? 16 : 32;
+  const int chunks = (w + warps * kRowChunk - 1) / (warps * kRowChunk);
+  const RowKernel k = rowKernel2(chunks == 3 ? 4 : chunks, warps);
+  if (!k) throw std::invalid_argument("boxBlurGpu: no row kernel for width " + std::to_string(w) + " with " +
+                                      std::to_string(threads) + " threads");
+  return {k, 32 * warps};
 }
 
 // cudaLaunchKernelEx, with the programmatic-serialization attribute when `pdl`.
@@ -264,6 +446,24 @@ int columnsPerBlock(int h, int requested, size_t optin) {
   return 1;  // the workspace checked that one column fits
 }
 
+// Output rows per band-kernel block: 2r or more (so the 2r halo rows at most double the
+// reads), 64 at least, as shared memory allows; 0 when not even one row fits.
+int bandRows(int h, int r, int requested, size_t optin) {
+  if (requested) {
+    const int band = requested < h ? requested : h;
+    if (band < 1 || bandSmemBytes(band, r) > optin)
+      throw std::invalid_argument("boxBlurGpu: " + std::to_string(requested) + " band rows unsupported");
+    return band;
+  }
+  const size_t budget = optin < kBandSmemTarget ? optin : kBandSmemTarget;
+  const size_t fixed = bandSmemBytes(0, r);
+  if (fixed >= budget) return 0;
+  const int fit = int((budget - fixed) / (kBandColumns * (sizeof(uint2) + 1)));
+  int band = 2 * r > 64 ? 2 * r : 64;
+  band = band < fit ? band : fit;
+  return band < h ? band : h;
+}
+
 }  // namespace
 
 BoxBlurWorkspace::BoxBlurWorkspace(int maxWidth, int maxHeight) : maxWidth_(maxWidth), maxHeight_(maxHeight) {
@@ -285,7 +485,11 @@ BoxBlurWorkspace::BoxBlurWorkspace(int maxWidth, int maxHeight) : maxWidth_(maxW
     throw std::invalid_argument("BoxBlurWorkspace: " + std::to_string(maxWidth) + "x" + std::to_string(maxHeight) +
                                 " needs more shared memory than this device has");
   VP_CUDA_CHECK(cudaFuncSetAttribute(columnSumsKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(columnMax)));
+  VP_CUDA_CHECK(cudaFuncSetAttribute(columnBandKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(columnMax)));
   VP_CUDA_CHECK(cudaFuncSetAttribute(rowBlurKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(rowMax)));
+  for (const auto& c : kRowConfigs)  // static shared memory: 12 bytes per warp at most
+    VP_CUDA_CHECK(cudaFuncSetAttribute(rowKernel2(c[0], c[1]), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       int(rowMax - 12 * 32)));
   sharedOptinBytes_ = columnMax;  // what columnsPerBlock may plan with
   sums_ = DevicePitchedBuffer(size_t(maxWidth) * sizeof(ushort4), size_t(maxHeight));
   pingPong_ = DeviceImage(maxWidth, maxHeight);
@@ -306,11 +510,9 @@ void detail::boxBlurGpuTuned(ConstRgbaView in, RgbaView out, const BlurParams& p
     return;
   }
   const size_t optin = BoxBlurWorkspaceAccess::sharedOptin(ws);
-  const int cw = columnsPerBlock(h, tuning.verticalColumns, optin);
-  const int segments = kColumnThreads / cw;
-  const int segLen = (h + segments - 1) / segments;
-  const dim3 columnGrid((w + cw - 1) / cw), columnBlock(cw, segments);
-  const size_t columnSmem = columnSmemBytes(h, cw), rowSmem = rowSmemBytes(w);
+  const int band = tuning.columnVersion == 2 ? bandRows(h, r, tuning.bandRows, optin) : 0;
+  const int cw = band ? 0 : columnsPerBlock(h, tuning.verticalColumns, optin);
+  const RowConfig row = rowConfig(w, tuning.rowVersion, tuning.rowThreads);
   const blur::Divider div = blur::makeDivider(uint32_t(2 * r + 1) * uint32_t(2 * r + 1));
   const DevicePitchedBuffer& sumsBuf = BoxBlurWorkspaceAccess::sums(ws);
   const ImageView<ushort4> sums{static_cast<ushort4*>(sumsBuf.get()), sumsBuf.pitch(), w, h};
@@ -319,20 +521,29 @@ void detail::boxBlurGpuTuned(ConstRgbaView in, RgbaView out, const BlurParams& p
   const bool pdl = tuning.pdl && BoxBlurWorkspaceAccess::pdl(ws);
 
   bool first = true;  // the first kernel waits for the stream the ordinary way
+  auto columnPass = [&](ConstRgbaView src) {
+    if (band) {
+      launch(columnBandKernel, dim3((w + kBandColumns - 1) / kBandColumns, (h + band - 1) / band),
+             dim3(kBandColumns, kBandGroups), bandSmemBytes(band, r), stream, pdl && !first, src, sums, r,
+             params.border, band);
+    } else {
+      const int segments = kColumnThreads / cw;
+      launch(columnSumsKernel, dim3((w + cw - 1) / cw), dim3(cw, segments), columnSmemBytes(h, cw), stream,
+             pdl && !first, src, sums, r, params.border, (h + segments - 1) / segments);
+    }
+    first = false;
+  };
+  auto rowPass = [&](RgbaView dst) {
+    launch(row.kernel, dim3(h), dim3(row.threads), rowSmemBytes(w), stream, pdl && !first,
+           ImageView<const ushort4>(sums), dst, r, params.border, div);
+    first = false;
+  };
   ConstRgbaView src = in;
   for (int pass = 0; pass < params.passes; ++pass) {
     // The last pass writes `out`; earlier ones alternate so a pass never reads what it writes.
     const RgbaView dst = ((params.passes - 1 - pass) % 2 == 0) ? out : pingPong;
-    if (tuning.stages & 1) {
-      launch(columnSumsKernel, columnGrid, columnBlock, columnSmem, stream, pdl && !first, src, sums, r,
-             params.border, segLen);
-      first = false;
-    }
-    if (tuning.stages & 2) {
-      launch(rowBlurKernel, dim3(h), dim3(kRowThreads), rowSmem, stream, pdl && !first,
-             ImageView<const ushort4>(sums), dst, r, params.border, div);
-      first = false;
-    }
+    if (tuning.stages & 1) columnPass(src);
+    if (tuning.stages & 2) rowPass(dst);
     src = dst;
   }
 }

@@ -93,7 +93,11 @@ namespace detail {
 // Launch choices of boxBlurGpu, exposed so benchmarks and tests can compare versions.
 struct BoxBlurTuning {
   bool pdl = true;          // programmatic dependent launch between the kernels (sm_90+)
-  int verticalColumns = 0;  // columns per column-pass block (1, 2, 4, 8); 0: chosen by height
+  int columnVersion = 2;    // column pass: 1 whole-column blocks, 2 bands of rows
+  int rowVersion = 2;       // row pass: 1 read-modify-write scan, 2 register scan (width <= 4096)
+  int verticalColumns = 0;  // version 1: columns per block (1, 2, 4, 8); 0: chosen by height
+  int bandRows = 0;         // version 2: output rows per block; 0: chosen by radius
+  int rowThreads = 0;       // row version 2: threads per block (256, 512, 1024); 0: chosen by width
   int stages = 3;           // bit 0: column pass, bit 1: row pass (benchmarks time one alone)
 };
 void boxBlurGpuTuned(ConstRgbaView in, RgbaView out, const BlurParams& params, BoxBlurWorkspace& ws,

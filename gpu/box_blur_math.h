@@ -26,6 +26,34 @@ __host__ __device__ inline ushort4 unpackSums(uint64_t s, unsigned char alpha) {
                       static_cast<unsigned short>(s >> (2 * kLaneBits)), alpha);
 }
 
+// The same sums in two uint32 words (SIMD within a register): rb = R | B << 16 and
+// ga = G | A << 16 of a pixel read as one little-endian word. Sums are mod 2^32 per
+// word, and a window sum of <= 257 values < 256 fits each 16-bit lane, so lanes are
+// exact (the A lane is never read). 3 integer ops per pixel instead of 64-bit shifts.
+__host__ __device__ inline uint32_t lanesRb(uint32_t rgba) { return rgba & 0x00FF00FFu; }
+__host__ __device__ inline uint32_t lanesGa(uint32_t rgba) { return (rgba >> 8) & 0x00FF00FFu; }
+
+// The extended index of sample k on an axis of length n (-1: a zero sample).
+__host__ __device__ inline int extendIndex(int k, int n, BorderMode mode) {
+  if (k >= 0 && k < n) return k;
+  switch (mode) {
+    case BorderMode::Zero: return -1;
+    case BorderMode::Replicate: return k < 0 ? 0 : n - 1;
+    case BorderMode::Wrap: {
+      const int m = k % n;
+      return m < 0 ? m + n : m;
+    }
+    case BorderMode::Reflect: {
+      if (n == 1) return 0;
+      const int period = 2 * n - 2;
+      int m = k % period;
+      if (m < 0) m += period;
+      return m < n ? m : period - m;
+    }
+  }
+  return -1;
+}
+
 // Three channel sums (the second pass: sums of uint16 sums need 24 bits each).
 // Arithmetic is mod 2^32 per channel, like the packed lanes above.
 struct Sum3 {

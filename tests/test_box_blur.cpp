@@ -169,6 +169,12 @@ TEST(BoxBlurCpu, KeepsAlphaAndConstantImages) {
   }
 }
 
+TEST(BoxBlurMath, ExtendIndexFoldsLikeTheDefinition) {
+  for (BorderMode mode : kModes)
+    for (int n = 1; n <= 9; ++n)
+      for (int k = -300; k <= 300; ++k) ASSERT_EQ(blur::extendIndex(k, n, mode), extend(k, n, mode)) << n << " " << k;
+}
+
 TEST(BoxBlurMath, DividerIsExactRoundHalfUp) {
   // Every radius; the sums just below and at each rounding boundary, plus a stride.
   // (An exhaustive check of every sum 0..255*(2r+1)^2 for every r also passed.)
@@ -292,11 +298,35 @@ TEST(BoxBlurGpu, MatchesCpuIn4K) {
   expectGpuMatchesCpu({{{3840, 2160}, {3841, 2161}}, {1, 15, 100}, {1, 2}, {true}, {}});
 }
 
+detail::BoxBlurTuning variant(int columnVersion, int rowVersion, bool pdl = true) {
+  detail::BoxBlurTuning t;
+  t.columnVersion = columnVersion;
+  t.rowVersion = rowVersion;
+  t.pdl = pdl;
+  return t;
+}
+
 TEST(BoxBlurGpu, EveryLaunchVariantMatchesCpu) {
   VP_REQUIRE_GPU();
+  const std::vector<std::pair<int, int>> sizes = {{1, 1}, {37, 23}, {1921, 1081}};
   for (bool pdl : {true, false})
-    for (int columns : {1, 2, 4, 8})
-      expectGpuMatchesCpu({{{1, 1}, {37, 23}, {1921, 1081}}, {3, 100}, {1, 3}, {false}, {pdl, columns, 3}});
+    for (int columns : {1, 2, 4, 8}) {
+      detail::BoxBlurTuning t = variant(1, 1, pdl);
+      t.verticalColumns = columns;
+      expectGpuMatchesCpu({sizes, {3, 100}, {1, 3}, {false}, t});
+    }
+  for (int bandRows : {1, 7, 64, 300}) {  // band edges everywhere; bands taller than the image
+    detail::BoxBlurTuning t = variant(2, 2);
+    t.bandRows = bandRows;
+    expectGpuMatchesCpu({sizes, {3, 100}, {1, 3}, {false}, t});
+  }
+  for (int threads : {256, 512, 1024}) {  // 1, 2 or 4 chunks per warp
+    detail::BoxBlurTuning t = variant(2, 2);
+    t.rowThreads = threads;
+    expectGpuMatchesCpu({{{1, 1}, {37, 23}, {1921, 1081}, {3000, 20}}, {3, 100}, {1, 2}, {false}, t});
+  }
+  expectGpuMatchesCpu({sizes, {0, 2, 128}, {1, 2}, {false, true}, variant(1, 2, false)});
+  expectGpuMatchesCpu({sizes, {0, 2, 128}, {1, 2}, {false, true}, variant(2, 1, false)});
 }
 
 // Views that start mid-allocation (rows not 256-byte aligned, pitch of the parent),
@@ -338,7 +368,11 @@ TEST(BoxBlurGpu, SubViewsAndBackToBackCalls) {
 TEST(BoxBlurGpu, SanitizerSubset) {
   VP_REQUIRE_GPU();
   expectGpuMatchesCpu({{{1, 1}, {7, 5}, {37, 23}, {130, 70}}, {1, 7, 100}, {1, 3}, {true}, {}});
-  expectGpuMatchesCpu({{{37, 23}}, {7}, {2}, {false}, {true, 1, 3}});
+  expectGpuMatchesCpu({{{37, 23}}, {7}, {2}, {false}, variant(1, 1)});
+  detail::BoxBlurTuning t = variant(2, 2);
+  t.bandRows = 5;
+  t.rowThreads = 1024;
+  expectGpuMatchesCpu({{{37, 23}}, {7}, {2}, {false}, t});
 }
 
 }  // namespace

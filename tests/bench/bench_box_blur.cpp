@@ -43,18 +43,27 @@ BENCHMARK(BM_BoxBlurGpu)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
-// Launch variants, to see what each choice is worth (notes/box_blur.md).
+// Launch variants, to see what each choice is worth (notes/box_blur.md). Extra args:
+// column version, row version, pdl, stages (1 column pass only, 2 row pass only, 3 both),
+// row threads (0: by width).
 void BM_BoxBlurGpuVariant(benchmark::State& state) {
-  runGpu(state, {state.range(5) != 0, int(state.range(6)), int(state.range(7))});
+  detail::BoxBlurTuning t;
+  t.columnVersion = int(state.range(5));
+  t.rowVersion = int(state.range(6));
+  t.pdl = state.range(7) != 0;
+  t.stages = int(state.range(8));
+  t.rowThreads = int(state.range(9));
+  runGpu(state, t);
 }
 BENCHMARK(BM_BoxBlurGpuVariant)
-    ->ArgNames({"w", "h", "r", "border", "passes", "pdl", "cols", "stages"})
-    ->ArgsProduct({{1920}, {1080}, {15}, {1}, {1}, {0, 1}, {0}, {3}})
-    ->ArgsProduct({{1920}, {1080}, {15}, {1}, {1}, {1}, {0}, {1, 2}})
-    ->ArgsProduct({{1920}, {1080}, {15}, {1}, {1}, {1}, {2, 4}, {3}})
-    ->ArgsProduct({{3840}, {2160}, {15}, {1}, {1}, {0, 1}, {0}, {3}})
-    ->ArgsProduct({{3840}, {2160}, {15}, {1}, {1}, {1}, {0}, {1, 2}})
-    ->ArgsProduct({{3840}, {2160}, {15}, {1}, {1}, {1}, {2, 8}, {3}})
+    ->ArgNames({"w", "h", "r", "border", "passes", "col", "row", "pdl", "stages", "rowthreads"})
+    ->ArgsProduct({{1920}, {1080}, {15, 100}, {1}, {1}, {1, 2}, {1, 2}, {1}, {3}, {0}})
+    ->ArgsProduct({{3840}, {2160}, {15, 100}, {1}, {1}, {1, 2}, {1, 2}, {1}, {3}, {0}})
+    ->ArgsProduct({{1920}, {1080}, {15, 100}, {1}, {1}, {2}, {2}, {1}, {1, 2}, {0}})
+    ->ArgsProduct({{3840}, {2160}, {15, 100}, {1}, {1}, {2}, {2}, {1}, {1, 2}, {0}})
+    ->ArgsProduct({{1920}, {1080}, {15}, {1}, {1}, {2}, {2}, {0}, {3}, {0}})
+    ->ArgsProduct({{1920}, {1080}, {15}, {1}, {1}, {2}, {2}, {1}, {3}, {256, 1024}})
+    ->ArgsProduct({{3840}, {2160}, {15}, {1}, {1}, {2}, {2}, {1}, {3}, {512}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

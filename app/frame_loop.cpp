@@ -65,7 +65,7 @@ bool FrameLoop::feed(const ProcessParams& params) {
     eos_ = true;
     return true;
   }
-  if (f->info.serial != serial_) {  // from before a seek
+  if (f->info.serial != source_.serial()) {  // from before a seek
     queue_.pop();
     return true;
   }
@@ -90,6 +90,13 @@ void FrameLoop::waitForWork() {
   } else {
     std::this_thread::sleep_for(std::chrono::microseconds(100));  // waiting on the decoder
   }
+}
+
+void FrameLoop::settle() {
+  if (!pending_) return;
+  processor_.inputReleased(*pending_, true);
+  queue_.pop();
+  pending_.reset();
 }
 
 bool FrameLoop::finished() const {

@@ -30,10 +30,11 @@ class FrameLoop {
   void waitForWork();
   // True when the source has ended and nothing is left in flight.
   bool finished() const;
+  // Waits for the pending upload and gives its queue slot back (before a seek,
+  // which flushes the queue).
+  void settle();
   // Stops submitting (e.g. --frames reached); in-flight frames still come out.
   void stopFeeding() { feeding_ = false; }
-  // Drops frames already queued or in flight from before a seek (serial).
-  void setSerial(uint32_t serial) { serial_ = serial; }
 
   int64_t framesIn() const { return framesIn_; }
   bool endOfStream() const { return eos_; }
@@ -45,7 +46,6 @@ class FrameLoop {
   std::optional<uint64_t> pending_;  // submitted frame still in the queue (upload not done)
   bool eos_ = false;
   bool feeding_ = true;
-  uint32_t serial_ = 0;
   int64_t framesIn_ = 0;
 };
 

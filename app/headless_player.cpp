@@ -29,6 +29,8 @@ int64_t expectedFrames(const Options& o, const SourceInfo& info) {
 
 int runHeadless(const Options& o, const SignalWatcher& signals, RunStats& stats) {
   std::unique_ptr<Processor> processor = makeProcessor(o.backend, o.streams);
+  // The queue outlives the source's decode thread: declared first, destroyed last.
+  FrameQueue queue(o.streams + 3, frameAllocator(*processor), sourceOptionsFrom(o).live);
   std::unique_ptr<Source> source = openSource(sourceOptionsFrom(o));
   const SourceInfo info = source->info();
   stats.input = info.url;
@@ -37,7 +39,6 @@ int runHeadless(const Options& o, const SignalWatcher& signals, RunStats& stats)
   spdlog::info("{}: {}x{} {} {} {:.3g} fps; {} on {}", info.url, info.width, info.height, info.codec,
                info.pixelFormat, info.fps, stats.backend, stats.device);
 
-  FrameQueue queue(o.streams + 3, frameAllocator(*processor), sourceOptionsFrom(o).live);
   std::unique_ptr<EncoderSink> encoder;
   ProgressBar progress(expectedFrames(o, info), o.progress);
   FrameLoop loop(*source, queue, *processor);

@@ -2,6 +2,9 @@
 // Parses options, picks headless or window mode, runs, prints the summary.
 #include "app/headless_player.h"
 #include "app/options.h"
+#ifdef VP_WITH_WINDOW
+#include "app/player.h"
+#endif
 #include "app/signals.h"
 #include "app/stats.h"
 #include "app/synthetic_run.h"
@@ -43,13 +46,25 @@ int main(int argc, char** argv) {
     (void)displayAvailable;
     headless = true;
 #endif
-    if (!options.synthetic.empty())
+    bool ran = false;
+#ifdef VP_WITH_WINDOW
+    if (!headless && options.synthetic.empty() && !options.decodeOnly) {
+      try {
+        exitCode = vp::runWindowPlayer(options, signals, stats);
+        ran = true;
+      } catch (const vp::WindowUnavailable& e) {
+        spdlog::warn("no window ({}): running headless", e.what());
+      }
+    }
+#endif
+    if (ran) {
+    } else if (!options.synthetic.empty()) {
       exitCode = vp::runSynthetic(options, signals, stats);
-    else if (options.decodeOnly)
+    } else if (options.decodeOnly) {
       exitCode = vp::runDecodeOnly(options, signals, stats);
-    else
+    } else {
       exitCode = vp::runHeadless(options, signals, stats);
-    (void)headless;
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "vidproc: %s\n", e.what());
     return vp::kExitError;

@@ -102,11 +102,11 @@ int runSynthetic(const Options& o, const SignalWatcher& signals, RunStats& stats
 }
 
 int runDecodeOnly(const Options& o, const SignalWatcher& signals, RunStats& stats) {
+  FrameQueue queue(o.streams + 3, HostAllocator::plain(), false);  // outlives the decode thread
   std::unique_ptr<Source> source = openSource(sourceOptionsFrom(o));
   stats.input = source->info().url;
   stats.backend = "none (decode only)";
   stats.device = "-";
-  FrameQueue queue(o.streams + 3, HostAllocator::plain(), false);
   const auto t0 = Clock::now();
   source->start(queue);
   int64_t frames = 0;

@@ -9,6 +9,7 @@
 #include "gpu/box_blur.h"
 #include "gpu/color_convert.h"
 #include "gpu/cuda_resources.h"
+#include "gpu/device_copy.h"
 #include "gpu/device_info.h"
 #include "gpu/kmeans.h"
 #include "gpu/kmeans_schedule.h"
@@ -33,13 +34,16 @@ bool sameLayout(const FrameLayout& a, const FrameLayout& b) {
   return true;
 }
 
+constexpr size_t kStateBytes = (sizeof(KmeansState) + 15) / 16 * 16;
+
 struct Slot {
   // Buffers sized for `layout`; reallocated only when the input layout changes.
   DeviceBuffer input;        // native planes, same layout as the host frame
   DeviceImage rgba;          // converted frame
   DeviceImage processed;     // K-means / blur output
   PinnedBuffer output;       // RGBA for the caller, tightly packed
-  PinnedBuffer kmeansState;  // copy of the device K-means state after this frame
+  DeviceBuffer kmeansState;      // KmeansState of this slot's latest K-means frame
+  PinnedBuffer kmeansStateHost;  // its copy for the caller (iterations, cost)
   std::unique_ptr<BoxBlurWorkspace> blur;
   Stream stream;
   Event start, uploaded, converted, processed_, downloaded;
@@ -56,8 +60,8 @@ class CudaProcessor final : public Processor {
     deviceName_ = cudaDeviceName();
     for (auto& s : slots_) s = std::make_unique<Slot>();
     for (auto& s : slots_) free_.push_back(s.get());
-    kmeansState_ = DeviceBuffer(sizeof(KmeansState));
-    VP_CUDA_CHECK(cudaMemset(kmeansState_.get(), 0, sizeof(KmeansState)));
+    epoch_.record(slots_.front()->stream);
+    epoch_.synchronize();
   }
 
   ~CudaProcessor() override {
@@ -129,10 +133,14 @@ class CudaProcessor final : public Processor {
       s->rgba = DeviceImage(w, h);
       s->processed = DeviceImage(w, h);
       s->output = PinnedBuffer(size_t(w) * h * sizeof(uchar4));
-      s->kmeansState = PinnedBuffer(sizeof(KmeansState));
+      s->kmeansState = DeviceBuffer(kStateBytes);
+      s->kmeansStateHost = PinnedBuffer(kStateBytes);
       s->blur = std::make_unique<BoxBlurWorkspace>(w, h);
     }
     if (!kmeansWs_) kmeansWs_ = std::make_unique<KmeansWorkspace>();
+    // New buffers hold no centres: the next K-means frame re-initialises.
+    lastKmeans_ = nullptr;
+    schedule_.reset();
     spdlog::debug("cuda: slots configured for {}x{} {}", w, h, pixelFormatName(layout.format));
     layout_ = layout;
   }
@@ -163,11 +171,16 @@ class CudaProcessor final : public Processor {
       KmeansParams kp = schedule_.next(params.kmeans, params.warmStart, reinit);
       s.out.kmeansReinit = reinit;
       s.out.params.kmeans = kp;
-      if (lastKmeans_) VP_CUDA_CHECK(cudaStreamWaitEvent(st, lastKmeans_->centresReady, 0));
-      kmeansGpu(s.rgba.view(), s.processed.view(), nullptr, kmeansState_.as<KmeansState>(), kp, *kmeansWs_, st);
-      VP_CUDA_CHECK(cudaMemcpyAsync(s.kmeansState.get(), kmeansState_.get(), sizeof(KmeansState),
-                                    cudaMemcpyDeviceToHost, st));
+      // Warm start: the previous K-means frame's centres, handed over on the SMs so
+      // the hand-over never queues behind another slot's download.
+      if (lastKmeans_ && lastKmeans_ != &s) {
+        VP_CUDA_CHECK(cudaStreamWaitEvent(st, lastKmeans_->centresReady, 0));
+        copySmallOnDevice(s.kmeansState.get(), lastKmeans_->kmeansState.get(), kStateBytes, st);
+      }
+      kmeansGpu(s.rgba.view(), s.processed.view(), nullptr, s.kmeansState.as<KmeansState>(), kp, *kmeansWs_, st);
       s.centresReady.record(st);
+      VP_CUDA_CHECK(cudaMemcpyAsync(s.kmeansStateHost.get(), s.kmeansState.get(), sizeof(KmeansState),
+                                    cudaMemcpyDeviceToHost, st));
       lastKmeans_ = &s;
       result = &s.processed;
     } else if (s.ranBlur) {
@@ -189,9 +202,14 @@ class CudaProcessor final : public Processor {
     if (s.ranKmeans) t.kmeansMs = computeMs;
     if (s.ranBlur) t.blurMs = computeMs;
     t.downloadMs = Event::elapsedMs(s.processed_, s.downloaded);
+    StageTimeline& tl = s.out.timeline;
+    tl.uploadStart = Event::elapsedMs(epoch_, s.start);
+    tl.uploadEnd = tl.computeStart = Event::elapsedMs(epoch_, s.uploaded);
+    tl.computeEnd = tl.downloadStart = Event::elapsedMs(epoch_, s.processed_);
+    tl.downloadEnd = Event::elapsedMs(epoch_, s.downloaded);
     if (s.ranKmeans) {
       KmeansState st;
-      std::memcpy(&st, s.kmeansState.get(), sizeof st);
+      std::memcpy(&st, s.kmeansStateHost.get(), sizeof st);
       s.out.kmeansIterations = st.iterations;
       s.out.kmeansCost = st.cost;
       schedule_.observe(st.cost, int64_t(s.out.width) * s.out.height, s.out.kmeansReinit);
@@ -205,9 +223,9 @@ class CudaProcessor final : public Processor {
   FrameLayout layout_;
   uint64_t nextTicket_ = 0;
   std::string deviceName_;
-  DeviceBuffer kmeansState_;  // KmeansState: centres carried from frame to frame
   std::unique_ptr<KmeansWorkspace> kmeansWs_;
   KmeansSchedule schedule_;
+  Event epoch_;  // time zero of the timelines
   // Slot of the latest K-means frame submitted. Its centresReady event stays valid
   // when the slot is reused for another mode: waiting on a completed event is a no-op.
   Slot* lastKmeans_ = nullptr;

@@ -47,6 +47,14 @@ struct StageTimes {
   float downloadMs = -1;
 };
 
+// When each stage of one frame ran, in ms since the processor was created (cuda
+// only; zeros on cpu). Shows how the streams overlap.
+struct StageTimeline {
+  float uploadStart = 0, uploadEnd = 0;
+  float computeStart = 0, computeEnd = 0;  // convert + K-means/blur
+  float downloadStart = 0, downloadEnd = 0;
+};
+
 struct InputFrame {
   const void* data = nullptr;  // planes laid out as `layout`, host memory (pinned for cuda)
   FrameLayout layout;
@@ -63,6 +71,7 @@ struct OutputFrame {
   uint64_t ticket = 0;
   ProcessParams params;          // what this frame was processed with
   StageTimes times;
+  StageTimeline timeline;
   int kmeansIterations = 0;      // iterations K-means used on this frame (0 if not run)
   uint64_t kmeansCost = 0;       // final sum of squared distances (0 if not run)
   bool kmeansReinit = false;     // this frame (re)initialised K-means instead of warm-starting

@@ -1,0 +1,23 @@
+// What the parameter keys do: Action -> change of ProcessParams, within bounds
+// (K 2..32, radius 0..100, passes 1..3). Pure logic, unit-tested.
+#pragma once
+
+#include "app/keymap.h"
+#include "gpu/processor.h"
+
+#include <string>
+
+namespace vp {
+
+constexpr int kMinHotkeyClusters = 2;
+constexpr int kMaxHotkeyClusters = 32;
+constexpr int kMaxHotkeyRadius = 100;
+
+// Applies a parameter action; returns true if `params` changed. Other actions
+// (pause, seek, quit, ...) return false and leave `params` alone.
+bool applyParamAction(Action action, ProcessParams& params);
+
+// One line describing the parameters, for the status line ("kmeans k=8").
+std::string describeParams(const ProcessParams& params);
+
+}  // namespace vp

@@ -1,0 +1,234 @@
+#include "app/player.h"
+
+#include "app/controls.h"
+#include "app/frame_loop.h"
+#include "app/pacing.h"
+#include "io/png_writer.h"
+#include "io/source.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <thread>
+
+namespace vp {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int64_t nowUs() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now().time_since_epoch()).count();
+}
+
+// Frames per second over a sliding second.
+class RateMeter {
+ public:
+  void tick() { ++count_; }
+  // Updates `rate` once a second has passed.
+  void update(float& rate) {
+    const int64_t now = nowUs();
+    if (start_ == 0) start_ = now;
+    if (now - start_ >= 1'000'000) {
+      rate = float(double(count_) * 1e6 / double(now - start_));
+      count_ = 0;
+      start_ = now;
+    }
+  }
+
+ private:
+  int64_t count_ = 0;
+  int64_t start_ = 0;
+};
+
+std::string screenshotPath(const std::string& dir, int64_t index) {
+  char stamp[32];
+  const std::time_t t = std::time(nullptr);
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&t));
+  return dir + "/vidproc-" + stamp + "-" + std::to_string(index) + ".png";
+}
+
+// Everything one run of the player keeps between loop iterations.
+struct PlayerState {
+  ProcessParams params;
+  bool paused = false;
+  bool stepOnce = false;
+  bool quit = false;
+  int discard = 0;          // outputs still in flight from before a seek
+  int64_t positionUs = 0;   // timestamp of the frame shown
+  int64_t screenshots = 0;
+  HostImage lastFrame;      // the frame shown, for screenshots
+};
+
+void setStatus(HudData& hud, const std::string& text) {
+  hud.status = text;
+  ++hud.statusSerial;
+  spdlog::info("{}", text);
+}
+
+}  // namespace
+
+int runPlayer(const Options& o, Display& display, const SignalWatcher& signals, RunStats& stats) {
+  std::unique_ptr<Processor> processor = makeProcessor(o.backend, o.streams);
+  const SourceOptions sourceOptions = sourceOptionsFrom(o);
+  // Live: the newest frame wins (shallow, drop-oldest queue), no pacing.
+  FrameQueue queue(sourceOptions.live ? 2 : o.streams + 3, frameAllocator(*processor), sourceOptions.live);
+  std::unique_ptr<Source> source = openSource(sourceOptions);
+  const SourceInfo info = source->info();
+  stats.input = o.input.empty() ? "built-in pattern" : info.url;
+  stats.backend = processor->backendName();
+  stats.device = processor->deviceName();
+
+  HudData hud;
+  hud.backend = stats.backend;
+  hud.gpuName = stats.backend == "cuda" ? stats.device : "";
+  hud.codec = info.codec;
+  hud.inputFps = info.fps;
+  hud.durationS = double(info.durationUs) * 1e-6;
+  hud.queueCapacity = queue.capacity();
+
+  PlaybackClock clock(o.sync && !sourceOptions.live);
+  FrameLoop loop(*source, queue, *processor);
+  PlayerState st;
+  st.params = o.process;
+  RateMeter displayRate, processedRate;
+  int64_t lastDecoded = 0, lastDecodeCheck = nowUs();
+  source->start(queue);
+
+  auto handle = [&](Action a) {
+    switch (a) {
+      case Action::Quit: st.quit = true; break;
+      case Action::TogglePause:
+        st.paused = !st.paused;
+        clock.reanchor();
+        setStatus(hud, st.paused ? "paused" : "playing");
+        break;
+      case Action::Step:
+        if (st.paused) st.stepOnce = true;
+        break;
+      case Action::SeekBack5: case Action::SeekFwd5: case Action::SeekBack60: case Action::SeekFwd60: {
+        const int64_t d = a == Action::SeekBack5 ? -5'000'000 : a == Action::SeekFwd5 ? 5'000'000
+                          : a == Action::SeekBack60 ? -60'000'000 : 60'000'000;
+        const int64_t target = std::max<int64_t>(0, st.positionUs + d);
+        loop.settle();  // no upload may be reading a queue slot the seek flushes
+        if (!source->seek(target)) {
+          setStatus(hud, "this input cannot seek (live source)");
+          break;
+        }
+        st.discard = processor->inFlight();
+        clock.reanchor();
+        setStatus(hud, "seek to " + formatClock(double(target) * 1e-6));
+        break;
+      }
+      case Action::Screenshot: {
+        if (st.lastFrame.width() == 0) {
+          setStatus(hud, "no frame to save yet");
+          break;
+        }
+        const std::string path = screenshotPath(o.screenshotDir, ++st.screenshots);
+        try {
+          writePng(path, reinterpret_cast<const uint8_t*>(st.lastFrame.data()), st.lastFrame.pitch(),
+                   st.lastFrame.width(), st.lastFrame.height());
+          setStatus(hud, "screenshot saved: " + path);
+        } catch (const std::exception& e) {
+          setStatus(hud, std::string("screenshot failed: ") + e.what());
+        }
+        break;
+      }
+      default:
+        if (applyParamAction(a, st.params)) setStatus(hud, describeParams(st.params));
+    }
+  };
+
+  const auto t0 = Clock::now();
+  while (!st.quit) {
+    if (signals.stopRequested()) break;
+    for (Action a : display.pollEvents())
+      if (!display.applyUiAction(a)) handle(a);
+    bool progressed = false;
+    if (!st.paused || st.stepOnce) progressed |= loop.feed(st.params);
+
+    if (const OutputFrame* out = processor->poll(false)) {
+      const bool isLast = processor->inFlight() == 1 && queue.size() == 0;
+      PaceDecision d = PaceDecision::Present;
+      if (st.discard > 0) {
+        d = PaceDecision::Drop;
+        --st.discard;
+      } else if (st.paused && !st.stepOnce) {
+        d = PaceDecision::Wait;
+      } else {
+        d = clock.decide(out->ptsUs, nowUs(), isLast);
+        if (d == PaceDecision::Drop) ++stats.droppedLate;
+      }
+      if (d == PaceDecision::Present) {
+        const auto tp = Clock::now();
+        display.present(reinterpret_cast<const uint8_t*>(out->rgba), out->pitch, out->width, out->height);
+        if (st.lastFrame.width() != out->width || st.lastFrame.height() != out->height)
+          st.lastFrame = HostImage(out->width, out->height);
+        for (int y = 0; y < out->height; ++y)
+          std::memcpy(&st.lastFrame.at(0, y), reinterpret_cast<const uint8_t*>(out->rgba) + size_t(y) * out->pitch,
+                      size_t(out->width) * 4);
+        stats.addFrame(*out);
+        const StageTimes& t = out->times;
+        hud.stage(HudStage::Upload).record(std::max(0.f, t.uploadMs));
+        hud.stage(HudStage::Convert).record(std::max(0.f, t.convertMs));
+        hud.stage(HudStage::Kmeans).record(std::max(0.f, t.kmeansMs));
+        hud.stage(HudStage::Blur).record(std::max(0.f, t.blurMs));
+        hud.stage(HudStage::Download).record(std::max(0.f, t.downloadMs));
+        hud.kmeansIterations = out->kmeansIterations;
+        hud.inputWidth = out->width;
+        hud.inputHeight = out->height;
+        st.positionUs = out->ptsUs;
+        st.stepOnce = false;
+        displayRate.tick();
+        const float presentMs = std::chrono::duration<float, std::milli>(Clock::now() - tp).count();
+        hud.stage(HudStage::Present).record(presentMs);
+        stats.stages[kPresent].add(presentMs);
+      }
+      if (d != PaceDecision::Wait) {
+        processor->release();
+        processedRate.tick();
+        progressed = true;
+      }
+    }
+    if (loop.finished() && st.discard == 0) break;  // end of input (mpv's default: quit at the end)
+
+    hud.mode = std::string(modeName(st.params.mode));
+    hud.k = st.params.kmeans.k;
+    hud.radius = st.params.blur.radius;
+    hud.passes = st.params.blur.passes;
+    hud.border = std::string(borderModeName(st.params.blur.border));
+    hud.paused = st.paused;
+    hud.positionS = double(st.positionUs) * 1e-6;
+    hud.queueFill = queue.size();
+    hud.droppedLate = uint64_t(stats.droppedLate);
+    hud.droppedQueueFull = uint64_t(queue.dropped());
+    hud.pixelFormat = source->info().pixelFormat;
+    displayRate.update(hud.displayFps);
+    processedRate.update(hud.processedFps);
+    if (nowUs() - lastDecodeCheck >= 1'000'000) {
+      const int64_t decoded = source->stats().framesDecoded;
+      hud.decodeFps = float(double(decoded - lastDecoded) * 1e6 / double(nowUs() - lastDecodeCheck));
+      lastDecoded = decoded;
+      lastDecodeCheck = nowUs();
+    }
+    display.render(hud);
+    if (!progressed && !display.paced()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  source->stop();
+  stats.finalParams = st.params;
+  stats.wallSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  stats.framesIn = loop.framesIn();
+  stats.droppedQueue = queue.dropped();
+  stats.decodeErrors = source->stats().decodeErrors;
+  const std::string fatal = source->fatalError();
+  if (!fatal.empty()) {
+    std::fprintf(stderr, "vidproc: %s\n", fatal.c_str());
+    return kExitError;
+  }
+  return signals.stopRequested() ? kExitInterrupted : kExitOk;
+}
+
+}  // namespace vp

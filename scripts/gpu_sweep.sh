@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The whole GPU check in one device call: tests, compute-sanitizer, kernel
+# benchmarks, pipeline benchmarks. Run on the GPU machine from a device bundle:
+#   ../shared/tools/device-bundle.sh .gpu build-server/vidproc build-server/tests/vp_tests \
+#       build-server/tests/vp_bench build-server/tests/vp_make_clip
+#   (device) scripts/gpu_sweep.sh .gpu build-server "$OUT" [parts]
+# parts: any of tests sanitize bench pipeline (default: all). Logs go to OUT.
+set -uo pipefail
+bundle=${1:-.gpu}; build=${2:-build-server}; out=${3:-${OUT:-/tmp/vp-sweep}}; parts=${4:-"tests sanitize bench pipeline"}
+mkdir -p "$out"
+run() { "$bundle/run" "$build/$@"; }
+has() { [[ " $parts " == *" $1 "* ]]; }
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader | tee "$out/gpu.txt"
+
+if has tests; then
+  echo "== tests"
+  run tests/vp_tests --gtest_brief=1 > "$out/tests.log" 2>&1; echo "vp_tests exit $?"
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? ran|FAILED" "$out/tests.log" | tail -15
+fi
+
+if has sanitize; then
+  # Small sizes only: the sanitizers slow kernels by 10-100x.
+  filter=${VP_SANITIZE_FILTER:-'*Gpu*Small*:*GpuSmall*:Sizes/ColorConvert*/1x1:Sizes/ColorConvert*/2x3:Sizes/ColorConvert*/37x17:*Gpu*Tiny*:CudaResources.*:CudaPipeline*'}
+  for tool in memcheck racecheck synccheck; do
+    compute-sanitizer --tool $tool --target-processes all --error-exitcode 99 \
+      "$bundle/run" "$build/tests/vp_tests" --gtest_brief=1 --gtest_filter="$filter" > "$out/sanitize-$tool.log" 2>&1
+    echo "compute-sanitizer $tool exit $? : $(grep -E 'ERROR SUMMARY|tests? ran' "$out/sanitize-$tool.log" | tr '\n' ' ')"
+  done
+fi
+
+if has bench; then
+  echo "== kernel benchmarks"
+  run tests/vp_bench --benchmark_repetitions=${VP_BENCH_REPS:-7} --benchmark_report_aggregates_only=true \
+    --benchmark_out="$out/bench.json" --benchmark_out_format=json --benchmark_filter="${VP_BENCH_FILTER:-.}" \
+    > "$out/bench.txt" 2>&1; echo "vp_bench exit $?"
+  grep -E "_median" "$out/bench.txt" | awk '{printf "%-70s %12s %s\n", $1, $2, $3}'
+fi
+
+if has pipeline; then
+  echo "== pipeline"
+  clip=/tmp/vp-1080p.mp4
+  [[ -f $clip ]] || run tests/vp_make_clip $clip 1920 1080 900 libx264 yuv420p 30 > /dev/null
+  vp() { "$bundle/run" "$build/vidproc" --headless --no-progress --log-level warn "$@"; }
+  vp $clip --decode-only --stats-json "$out/decode-only.json" > "$out/decode-only.txt" 2>&1
+  echo "decode only: $(grep '^rate' "$out/decode-only.txt")"
+  for mode in kmeans blur none; do
+    vp $clip --mode $mode -r 15 --stats-json "$out/decode-$mode.json" > "$out/decode-$mode.txt" 2>&1
+    echo "decode + $mode: $(grep '^rate' "$out/decode-$mode.txt")"
+  done
+  for size in 1920x1080 3840x2160; do
+    for mode in kmeans blur; do
+      for s in 1 2 3 4; do
+        n=$([[ $size == 1920x1080 ]] && echo 6000 || echo 1500)
+        vp --synthetic $size --mode $mode -r 15 --streams $s --frames $n \
+          --stats-json "$out/syn-$size-$mode-$s.json" > "$out/syn-$size-$mode-$s.txt" 2>&1
+        echo "synthetic $size $mode streams=$s: $(grep '^rate' "$out/syn-$size-$mode-$s.txt") | $(grep '^sum of' "$out/syn-$size-$mode-$s.txt")"
+      done
+    done
+  done
+fi

@@ -1,0 +1,33 @@
+// Makes a test clip with the project's own encoder (tests/support/clips.h), so the
+// GPU machine, which has no FFmpeg tools, can make the clips its benchmarks decode.
+//   vp_make_clip OUT.mp4 WIDTH HEIGHT FRAMES [CODEC=libx264] [PIXFMT=yuv420p] [FPS=30]
+#include "support/clips.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+
+int main(int argc, char** argv) {
+  if (argc < 5) {
+    std::fprintf(stderr, "usage: %s OUT WIDTH HEIGHT FRAMES [CODEC=libx264] [PIXFMT=yuv420p] [FPS=30]\n", argv[0]);
+    return 2;
+  }
+  vp::test::ClipSpec spec;
+  spec.width = std::atoi(argv[2]);
+  spec.height = std::atoi(argv[3]);
+  spec.frames = std::atoi(argv[4]);
+  spec.codec = argc > 5 ? argv[5] : "libx264";
+  spec.pixFmt = argc > 6 ? argv[6] : "yuv420p";
+  spec.fps = argc > 7 ? std::atoi(argv[7]) : 30;
+  spec.preset = "veryfast";
+  spec.crf = 20;
+  try {
+    vp::test::makeClip(argv[1], spec);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "vp_make_clip: %s\n", e.what());
+    return 1;
+  }
+  std::printf("%s: %dx%d, %d frames, %s %s\n", argv[1], spec.width, spec.height, spec.frames, spec.codec.c_str(),
+              spec.pixFmt.c_str());
+  return 0;
+}

@@ -138,7 +138,7 @@ void FfmpegSource::emitFrame(const AVFrame& f) {
     skipBeforeUs_ = -1;
   }
   nextPtsUs_ = ptsUs + durationUs;
-  endUs_ = std::max(endUs_, nextPtsUs_);
+  endUs_ = std::max(endUs_, ptsUs + std::max<int64_t>(durationUs, 1));  // a loop restarts strictly later
 
   FrameLayout layout;
   ColorSpace color;

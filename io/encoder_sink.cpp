@@ -215,18 +215,18 @@ void EncoderSink::Impl::openEncoder(const AVCodec* codec) {
   packet = av::makePacket();
 }
 
+// The encoder thread: encodes queued slots in order; after an error it keeps
+// consuming (dropping) them so write() never blocks forever. At finish: flush
+// the encoder and write the trailer.
 void EncoderSink::Impl::run() {
   for (;;) {
     int index;
+    bool failed;
     {
       std::unique_lock<std::mutex> lock(mutex);
       cond.wait(lock, [&] { return size > 0 || finishing; });
       if (size == 0) break;  // finishing and nothing left
       index = read;
-    }
-    bool failed;
-    {
-      std::lock_guard<std::mutex> lock(mutex);
       failed = !error.empty();
     }
     if (!failed) try {
@@ -241,13 +241,14 @@ void EncoderSink::Impl::run() {
     }
     cond.notify_all();
   }
-  try {
-    std::unique_lock<std::mutex> lock(mutex);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
     if (!error.empty()) return;
-    lock.unlock();
+  }
+  try {
     drain(nullptr);  // flush the encoder
     const int r = av_write_trailer(oc.get());
-    if (r < 0) throw EncoderError("'" + opt.path + "': cannot write the trailer (" + av::errorText(r) + ")");
+    if (r < 0) fail("cannot write the trailer (" + av::errorText(r) + ")");
   } catch (const std::exception& e) {
     setError(e.what());
   }

@@ -55,8 +55,13 @@ class Source {
   virtual void start(FrameQueue& queue) = 0;
   // Stops and joins the decode thread; safe to call twice and from the destructor.
   virtual void stop() = 0;
-  // Requests a seek to `targetUs` (absolute); frames after it carry a new serial.
-  // Returns false (and does nothing) for live/unseekable inputs.
+  // Requests a seek to `targetUs` (absolute position in the file, microseconds);
+  // returns at once, the decode thread carries it out. Bumps serial(): queued
+  // frames are flushed, frames after it carry the new serial, and the first one
+  // is the frame shown at `targetUs` (decoded from the keyframe before it), with
+  // pts counted from the file start again (a loop's offset is dropped). Works
+  // after the end of stream too. Returns false (and does nothing) for
+  // live/unseekable inputs.
   virtual bool seek(int64_t targetUs) = 0;
   virtual SourceStats stats() const = 0;
   // Error that ended decoding early (empty if none): e.g. "device unplugged".

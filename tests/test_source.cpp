@@ -143,6 +143,26 @@ INSTANTIATE_TEST_SUITE_P(
                    2.5}),
     [](const ::testing::TestParamInfo<FormatCase>& i) { return std::string(i.param.name); });
 
+// B-frames: decode order differs from presentation order; frames come out in
+// presentation order with the right pts in every container.
+TEST(Source, BFramesComeOutInPresentationOrder) {
+  test::TempDir dir;
+  for (const auto& [ext, fps] : {std::pair{"mp4", 30}, std::pair{"mkv", 25}, std::pair{"ts", 30}, std::pair{"mov", 24}}) {
+    SCOPED_TRACE(ext);
+    ClipSpec spec;
+    spec.codec = "libx264";
+    spec.preset = "medium";  // B-frames
+    spec.frames = 20;
+    spec.fps = fps;
+    const DecodedClip d = test::decodeAll(test::makeClip(dir.file(std::string("b.") + ext), spec));
+    ASSERT_EQ(d.frames.size(), 20u);
+    for (int i = 0; i < 20; ++i) {
+      EXPECT_NEAR(double(d.frames[size_t(i)].info.ptsUs), double(ptsOf(i, fps)), 1.0) << "frame " << i;
+      EXPECT_LE(diff(d.frames[size_t(i)].data, test::clipFrameRaw(spec, i)).mean, 2.0) << "frame " << i;
+    }
+  }
+}
+
 TEST(Source, InfoDescribesTheStream) {
   test::TempDir dir;
   ClipSpec spec;
@@ -343,6 +363,10 @@ TEST(Source, BadInputsAreClearErrors) {
   expectSourceError(test::truncatedCopy(mp4, dir.file("tail.mp4"), 0.5, false), "");
   const std::string mkv = test::makeClip(dir.file("good.mkv"), ClipSpec{});
   expectSourceError(test::truncatedCopy(mkv, dir.file("tail.mkv"), 0.7, false), "");
+
+  const std::string undecodable = dir.file("undecodable.mkv");
+  const std::string codec = test::makeUndecodable(undecodable);
+  if (!codec.empty()) expectSourceError(undecodable, "unsupported codec '" + codec + "'");
 
   SourceOptions o;
   o.url = dir.file("good.mkv");

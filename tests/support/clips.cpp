@@ -10,6 +10,7 @@ extern "C" {
 #include <libavutil/pixdesc.h>
 }
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -297,6 +298,37 @@ std::string makeAudioOnly(const std::string& path, double seconds) {
   writePackets(c.get(), nullptr, oc.get(), st);
   check(av_write_trailer(oc.get()), "trailer");
   return path;
+}
+
+std::string makeUndecodable(const std::string& path) {
+  av::initLibav();
+  OutputPtr oc = openOutput(path);
+  const AVCodecDescriptor* d = nullptr;
+  while ((d = avcodec_descriptor_next(d)))
+    if (d->type == AVMEDIA_TYPE_VIDEO && !avcodec_find_decoder(d->id) &&
+        avformat_query_codec(oc->oformat, d->id, FF_COMPLIANCE_NORMAL) == 1)
+      break;
+  if (!d) return "";
+  AVStream* st = avformat_new_stream(oc.get(), nullptr);
+  st->codecpar->codec_type = AVMEDIA_TYPE_VIDEO;
+  st->codecpar->codec_id = d->id;
+  st->codecpar->width = 64;
+  st->codecpar->height = 48;
+  st->time_base = {1, 25};
+  check(avio_open(&oc->pb, path.c_str(), AVIO_FLAG_WRITE), "cannot write '" + path + "'");
+  check(avformat_write_header(oc.get(), nullptr), "header");
+  av::PacketPtr pkt = av::makePacket();
+  for (int i = 0; i < 5; ++i) {
+    const std::vector<uint8_t> bytes = randomBytes(500, uint64_t(i));
+    check(av_new_packet(pkt.get(), int(bytes.size())), "packet");
+    std::copy(bytes.begin(), bytes.end(), pkt->data);
+    pkt->pts = pkt->dts = av_rescale_q(i, {1, 25}, st->time_base);
+    pkt->flags = AV_PKT_FLAG_KEY;
+    pkt->stream_index = st->index;
+    check(av_interleaved_write_frame(oc.get(), pkt.get()), "mux");
+  }
+  check(av_write_trailer(oc.get()), "trailer");
+  return d->name;
 }
 
 DecodedClip decodeAll(const SourceOptions& options, bool keepPixels, int maxFrames, double timeoutS) {

@@ -88,6 +88,11 @@ std::string textFile(const std::string& path, const std::string& text = "not a v
 // A sine tone with no video: .wav (pcm_s16le) or .mka (flac).
 std::string makeAudioOnly(const std::string& path, double seconds = 0.5);
 
+// A Matroska file whose video codec this libavcodec cannot decode (random
+// packets of the first such codec the muxer takes); returns the codec's name,
+// or "" when every codec Matroska holds is decodable here (nothing written).
+std::string makeUndecodable(const std::string& path);
+
 // Everything a source produced, read through openSource + a FrameQueue.
 struct DecodedFrame {
   FrameInfo info;

@@ -1,0 +1,239 @@
+// End-to-end runs of the real vidproc binary on clips the tests make themselves:
+// outputs checked against the CPU twins, timestamps, statistics, and every bad
+// input (one clear line on stderr, exit code 1, nothing on disk destroyed).
+// The binary is $VP_VIDPROC (a command, e.g. ".gpu/run build/vidproc" on the GPU
+// machine) or the one built beside this test. VP_E2E_BACKEND picks the backend (cpu).
+#include "gpu/box_blur.h"
+#include "gpu/color_convert.h"
+#include "gpu/kmeans.h"
+#include "support/clips.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace vp {
+namespace {
+
+struct RunResult {
+  int exitCode = -1;
+  std::string output;  // stdout + stderr
+};
+
+std::string vidproc() {
+  const char* env = std::getenv("VP_VIDPROC");
+  return env && *env ? env : VP_VIDPROC_PATH;
+}
+
+std::string backend() {
+  const char* env = std::getenv("VP_E2E_BACKEND");
+  return env && *env ? env : "cpu";
+}
+
+RunResult runVidproc(const std::string& args, bool withBackend = true) {
+  std::string cmd = "timeout 60 " + vidproc() + " --headless --no-progress " +
+                    (withBackend ? "--backend " + backend() + " " : "") + args + " 2>&1";
+  RunResult r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  while (size_t n = fread(buf.data(), 1, buf.size(), p)) r.output.append(buf.data(), n);
+  const int status = pclose(p);
+  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+std::string quote(const std::string& s) { return "'" + s + "'"; }
+
+nlohmann::json readJson(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return nlohmann::json::parse(ss.str());
+}
+
+// The decoded RGBA of a lossless (ffv1 bgr0) output frame.
+HostImage rgbaOf(const test::DecodedFrame& f) {
+  const FrameLayout& l = f.info.layout;
+  HostImage img(l.width, l.height);
+  convertToRgbaCpu(planarView(l, f.data.data()), img.view(), f.info.color);
+  return img;
+}
+
+struct E2E : ::testing::Test {
+  test::TempDir dir;
+  std::string clip(const std::string& name, test::ClipSpec spec) { return test::makeClip(dir.file(name), spec); }
+};
+
+TEST_F(E2E, BlurToLosslessFileEqualsCpuTwin) {
+  test::ClipSpec spec;
+  spec.width = 67;
+  spec.height = 41;
+  spec.frames = 12;
+  const std::string in = clip("in.mkv", spec);
+  const std::string out = dir.file("out.mkv");
+  RunResult r = runVidproc(quote(in) + " --mode blur -r 4 --passes 2 --border reflect --codec ffv1 -o " + quote(out) +
+                           " --stats-json " + quote(dir.file("s.json")));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  test::DecodedClip src = test::decodeAll(in), dst = test::decodeAll(out);
+  ASSERT_EQ(dst.frames.size(), src.frames.size());
+  BoxBlurCpuScratch scratch(spec.width, spec.height);
+  for (size_t i = 0; i < src.frames.size(); ++i) {
+    HostImage rgba(spec.width, spec.height), want(spec.width, spec.height);
+    convertToRgbaCpu(planarView(src.frames[i].info.layout, src.frames[i].data.data()), rgba.view(),
+                     src.frames[i].info.color);
+    boxBlurCpu(rgba.view(), want.view(), BlurParams{4, 2, BorderMode::Reflect}, scratch);
+    HostImage got = rgbaOf(dst.frames[i]);
+    for (int y = 0; y < spec.height; ++y)
+      for (int x = 0; x < spec.width; ++x) {
+        const uchar4 a = got.at(x, y), b = want.at(x, y);
+        ASSERT_TRUE(a.x == b.x && a.y == b.y && a.z == b.z) << "frame " << i << " at " << x << "," << y;
+      }
+    EXPECT_NEAR(double(dst.frames[i].info.ptsUs), double(src.frames[i].info.ptsUs), 1000.0) << "frame " << i;
+  }
+  nlohmann::json j = readJson(dir.file("s.json"));
+  EXPECT_EQ(j["frames"]["processed"], 12);
+  EXPECT_EQ(j["params"]["mode"], "blur");
+  EXPECT_EQ(j["params"]["radius"], 4);
+  EXPECT_EQ(j["params"]["passes"], 2);
+  EXPECT_TRUE(j["stages_ms"].contains("blur"));
+  EXPECT_EQ(j["backend"], backend());
+}
+
+TEST_F(E2E, KmeansToLosslessFileEqualsCpuTwinWithWarmStarts) {
+  test::ClipSpec spec;
+  spec.width = 48;
+  spec.height = 35;
+  spec.frames = 8;
+  const std::string in = clip("in.mkv", spec);
+  const std::string out = dir.file("out.mkv");
+  RunResult r = runVidproc(quote(in) + " -k 5 --init uniform --codec ffv1 -o " + quote(out));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  test::DecodedClip src = test::decodeAll(in), dst = test::decodeAll(out);
+  ASSERT_EQ(dst.frames.size(), src.frames.size());
+  KmeansState state{};
+  for (size_t i = 0; i < src.frames.size(); ++i) {
+    HostImage rgba(spec.width, spec.height), want(spec.width, spec.height);
+    convertToRgbaCpu(planarView(src.frames[i].info.layout, src.frames[i].data.data()), rgba.view(),
+                     src.frames[i].info.color);
+    KmeansParams p;
+    p.k = 5;
+    p.init = i == 0 ? KmeansInit::Uniform : KmeansInit::Warm;  // the pipeline warm-starts after frame 0
+    kmeansCpu(rgba.view(), want.view(), nullptr, state, p);
+    HostImage got = rgbaOf(dst.frames[i]);
+    for (int y = 0; y < spec.height; ++y)
+      for (int x = 0; x < spec.width; ++x) {
+        const uchar4 a = got.at(x, y), b = want.at(x, y);
+        ASSERT_TRUE(a.x == b.x && a.y == b.y && a.z == b.z) << "frame " << i << " at " << x << "," << y;
+      }
+  }
+}
+
+TEST_F(E2E, OddFormatsAndSizesProcess) {
+  struct Case {
+    const char* pixFmt;
+    const char* codec;
+    int w, h;
+  } cases[] = {{"yuv420p10le", "ffv1", 33, 17}, {"gray", "ffv1", 1, 1},      {"yuyv422", "rawvideo", 31, 9},
+               {"rgb24", "rawvideo", 17, 5},        {"yuv444p", "ffv1", 2, 2}, {"nv12", "rawvideo", 20, 11}};
+  for (const Case& c : cases) {
+    test::ClipSpec spec;
+    spec.width = c.w;
+    spec.height = c.h;
+    spec.frames = 5;
+    spec.pixFmt = c.pixFmt;
+    spec.codec = c.codec;
+    const std::string in = clip(std::string(c.pixFmt) + ".nut", spec);
+    const std::string json = dir.file(std::string(c.pixFmt) + ".json");
+    RunResult r = runVidproc(quote(in) + " --mode blur -r 2 --stats-json " + quote(json));
+    ASSERT_EQ(r.exitCode, 0) << c.pixFmt << ": " << r.output;
+    EXPECT_EQ(readJson(json)["frames"]["processed"], 5) << c.pixFmt;
+  }
+}
+
+TEST_F(E2E, ResolutionChangeMidStream) {
+  test::ClipSpec spec;
+  spec.width = 64;
+  spec.height = 48;
+  spec.frames = 10;
+  spec.codec = "mjpeg";
+  spec.pixFmt = "yuvj420p";
+  spec.changeAt = 5;
+  spec.changedWidth = 40;
+  spec.changedHeight = 30;
+  const std::string in = clip("change.avi", spec);
+  RunResult r = runVidproc(quote(in) + " --stats-json " + quote(dir.file("s.json")) + " -o " +
+                           quote(dir.file("o.mkv")) + " --codec ffv1");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_EQ(readJson(dir.file("s.json"))["frames"]["processed"], 10);
+  test::DecodedClip dst = test::decodeAll(dir.file("o.mkv"), false);
+  ASSERT_EQ(dst.frames.size(), 10u);
+  EXPECT_EQ(dst.frames.back().info.layout.width, 64);  // the encoder keeps the first size
+}
+
+TEST_F(E2E, FramesLimitAndOutputNotOverwrittenWithoutY) {
+  test::ClipSpec spec;
+  spec.frames = 20;
+  const std::string in = clip("in.mkv", spec);
+  const std::string out = dir.file("keep.mkv");
+  test::textFile(out, "precious\n");
+  RunResult r = runVidproc(quote(in) + " -o " + quote(out) + " --codec ffv1");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("exists"), std::string::npos) << r.output;
+  EXPECT_EQ(test::readFileBytes(out).size(), 9u);  // untouched
+  r = runVidproc(quote(in) + " -o " + quote(out) + " --codec ffv1 -y --frames 7");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_EQ(test::decodeAll(out, false).frames.size(), 7u);
+}
+
+TEST_F(E2E, BadInputsGiveOneClearLineAndExitOne) {
+  test::ClipSpec spec;
+  spec.frames = 10;
+  spec.codec = "libx264";
+  const std::string good = clip("good.mp4", spec);
+  std::vector<std::pair<std::string, std::string>> bad = {
+      {dir.file("missing.mp4"), "missing"},
+      {dir.path(), "directory"},
+      {test::textFile(dir.file("empty.mp4"), ""), "empty"},
+      {test::randomBytesFile(dir.file("random.mp4"), 5000, 3), "random bytes"},
+      {test::textFile(dir.file("notes.txt")), "text"},
+      {test::truncatedCopy(good, dir.file("head.mp4"), 0.3, false), "truncated head"},
+      {test::makeAudioOnly(dir.file("tone.wav")), "audio only"},
+  };
+  for (const auto& [path, what] : bad) {
+    RunResult r = runVidproc(quote(path));
+    EXPECT_EQ(r.exitCode, 1) << what << ": " << r.output;
+    EXPECT_NE(r.output.find("vidproc: "), std::string::npos) << what << ": " << r.output;
+    EXPECT_NE(r.output.find(path.substr(path.rfind('/') + 1)), std::string::npos) << what << ": " << r.output;
+    EXPECT_EQ(r.output.find("terminate called"), std::string::npos) << what;
+  }
+  // Truncated tail and bit flips: decode what decodes, no crash.
+  for (const std::string& path : {test::truncatedCopy(good, dir.file("tail.mp4"), 0.6, true),
+                                  test::bitFlippedCopy(good, dir.file("flip.mp4"), 40, 9, 2000)}) {
+    RunResult r = runVidproc(quote(path));
+    EXPECT_TRUE(r.exitCode == 0 || r.exitCode == 1) << path << ": " << r.output;
+    EXPECT_LT(r.exitCode, 2) << r.output;
+  }
+  RunResult unwritable = runVidproc(quote(good) + " -o /nonexistent-dir/out.mp4");
+  EXPECT_EQ(unwritable.exitCode, 1) << unwritable.output;
+  RunResult usage = runVidproc(quote(good) + " -k 99");
+  EXPECT_EQ(usage.exitCode, 2) << usage.output;
+}
+
+TEST(E2EBackend, CudaWithoutDeviceIsAClearError) {
+  if (std::getenv("VP_E2E_BACKEND")) GTEST_SKIP() << "checked on machines without a GPU";
+  RunResult r = runVidproc("--backend cuda --synthetic 64x48 --frames 2", false);
+  if (r.exitCode == 0) GTEST_SKIP() << "a CUDA device is present";
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("no CUDA device"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace vp

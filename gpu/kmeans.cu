@@ -514,12 +514,12 @@ void kmeansGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* sta
     kmeansPlusPlusKernel<<<1, kPlusPlusThreads, 0, stream>>>(in, state, params.k, params.seed);
     VP_CUDA_CHECK_LAUNCH();
   }
-  const int perSm = std::clamp(ws.tuning.blocksPerSm, 1, ws.maxBlocksPerSm_[tree][bucket]);
+  const uint64_t quads = uint64_t((in.width + 3) / 4) * uint64_t(in.height);
+  int perSm = ws.tuning.blocksPerSm;
+  if (perSm <= 0) perSm = quads >= uint64_t(ws.smCount_) * 2 * kThreads * 16 ? 3 : 2;  // measured: notes/kmeans.md
+  perSm = std::clamp(perSm, 1, ws.maxBlocksPerSm_[tree][bucket]);
   int grid = ws.smCount_ * perSm;
-  if (!ws.tuning.fullGrid) {
-    const uint64_t quads = uint64_t((in.width + 3) / 4) * uint64_t(in.height);
-    grid = int(std::min<uint64_t>(uint64_t(grid), (quads + kThreads - 1) / kThreads));
-  }
+  if (!ws.tuning.fullGrid) grid = int(std::min<uint64_t>(uint64_t(grid), (quads + kThreads - 1) / kThreads));
   void* args[] = {&a};
   VP_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(kernelFor(bucket, tree)), dim3(grid), dim3(kThreads),
                                             args, accBytes(bucket), stream));

@@ -55,7 +55,8 @@ struct KmeansState {
 
 // Launch-shape knobs, measured in bench_kmeans.cpp; the defaults are the measured best.
 struct KmeansTuning {
-  int blocksPerSm = 2;     // resident blocks per SM (capped by occupancy); fewer = cheaper grid barriers
+  int blocksPerSm = 0;     // resident blocks per SM, capped by occupancy; 0: 3 when a thread would
+                           // get >= 16 quads at 2 (4K), else 2 (1080p): fewer = cheaper barriers
   bool fullGrid = false;   // use every allowed block even for tiny images (benchmarks the barrier cost)
   bool treeArgmin = true;  // nearest centre by a min tree (fewer compare/selects) or a plain scan
 };

@@ -400,12 +400,14 @@ RowKernel rowKernel2(int chunks, int warps) {
   }
   return nullptr;
 }
-// Version 2 by default: one chunk per warp and as few warps as cover the row (full
-// occupancy at 32 registers), two chunks beyond 4096 pixels. `threads` forces the block size.
+// Version 0 (auto): version 2 up to 4096 pixels (measured faster than version 1 at 1080p
+// and 4K), version 1 beyond. Version 2's block: 8 warps up to 2048 pixels (1-2 chunks;
+// measured 1.3 us better at 1080p than 16 warps x 1 chunk), else 32 warps x 1 chunk
+// (3 us better at 4K than 16 x 2). `threads` forces the block size.
 RowConfig rowConfig(int w, int version, int threads) {
-  if (version == 1) return {rowBlurKernel, kRowThreads};
+  if (version == 1 || (version == 0 && w > 32 * kRowChunk)) return {rowBlurKernel, kRowThreads};
   int warps = threads / 32;
-  if (!threads) warps = w <= 8 * kRowChunk ? 8 : w <= 16 * kRowChunk ? 16 : 32;
+  if (!threads) warps = w <= 16 * kRowChunk ? 8 : 32;
   const int chunks = (w + warps * kRowChunk - 1) / (warps * kRowChunk);
   const RowKernel k = rowKernel2(chunks == 3 ? 4 : chunks, warps);
   if (!k) throw std::invalid_argument("boxBlurGpu: no row kernel for width " + std::to_string(w) + " with " +
@@ -510,7 +512,13 @@ void detail::boxBlurGpuTuned(ConstRgbaView in, RgbaView out, const BlurParams& p
     return;
   }
   const size_t optin = BoxBlurWorkspaceAccess::sharedOptin(ws);
-  const int band = tuning.columnVersion == 2 ? bandRows(h, r, tuning.bandRows, optin) : 0;
+  // Bands by default only where whole-column blocks must be narrower than 8 columns (tall
+  // frames: 16-byte row segments per warp) and the halo is small: measured at 4K, bands
+  // win by 8 us at r <= 15 and lose by 4 / 27 us at r = 50 / 100; at 1080p (8 columns)
+  // whole columns win by ~1 us at r = 15 and 11 us at r = 100.
+  const bool useBands = tuning.columnVersion == 2 ||
+                        (tuning.columnVersion == 0 && r <= 32 && columnsPerBlock(h, 0, optin) < 8);
+  const int band = useBands ? bandRows(h, r, tuning.bandRows, optin) : 0;
   const int cw = band ? 0 : columnsPerBlock(h, tuning.verticalColumns, optin);
   const RowConfig row = rowConfig(w, tuning.rowVersion, tuning.rowThreads);
   const blur::Divider div = blur::makeDivider(uint32_t(2 * r + 1) * uint32_t(2 * r + 1));

@@ -45,7 +45,7 @@ BENCHMARK(BM_BoxBlurGpu)
 
 // Launch variants, to see what each choice is worth (notes/box_blur.md). Extra args:
 // column version, row version, pdl, stages (1 column pass only, 2 row pass only, 3 both),
-// row threads (0: by width).
+// row threads (0: by width), band rows (0: by radius).
 void BM_BoxBlurGpuVariant(benchmark::State& state) {
   detail::BoxBlurTuning t;
   t.columnVersion = int(state.range(5));
@@ -53,17 +53,20 @@ void BM_BoxBlurGpuVariant(benchmark::State& state) {
   t.pdl = state.range(7) != 0;
   t.stages = int(state.range(8));
   t.rowThreads = int(state.range(9));
+  t.bandRows = int(state.range(10));
   runGpu(state, t);
 }
 BENCHMARK(BM_BoxBlurGpuVariant)
-    ->ArgNames({"w", "h", "r", "border", "passes", "col", "row", "pdl", "stages", "rowthreads"})
-    ->ArgsProduct({{1920}, {1080}, {15, 100}, {1}, {1}, {1, 2}, {1, 2}, {1}, {3}, {0}})
-    ->ArgsProduct({{3840}, {2160}, {15, 100}, {1}, {1}, {1, 2}, {1, 2}, {1}, {3}, {0}})
-    ->ArgsProduct({{1920}, {1080}, {15, 100}, {1}, {1}, {2}, {2}, {1}, {1, 2}, {0}})
-    ->ArgsProduct({{3840}, {2160}, {15, 100}, {1}, {1}, {2}, {2}, {1}, {1, 2}, {0}})
-    ->ArgsProduct({{1920}, {1080}, {15}, {1}, {1}, {2}, {2}, {0}, {3}, {0}})
-    ->ArgsProduct({{1920}, {1080}, {15}, {1}, {1}, {2}, {2}, {1}, {3}, {256, 1024}})
-    ->ArgsProduct({{3840}, {2160}, {15}, {1}, {1}, {2}, {2}, {1}, {3}, {512}})
+    ->ArgNames({"w", "h", "r", "border", "passes", "col", "row", "pdl", "stages", "rowthreads", "band"})
+    ->ArgsProduct({{1920}, {1080}, {15, 100}, {1}, {1}, {1, 2}, {1, 2}, {1}, {3}, {0}, {0}})
+    ->ArgsProduct({{3840}, {2160}, {15, 100}, {1}, {1}, {1, 2}, {1, 2}, {1}, {3}, {0}, {0}})
+    ->ArgsProduct({{1920}, {1080}, {15, 100}, {1}, {1}, {2}, {2}, {1}, {1, 2}, {0}, {0}})
+    ->ArgsProduct({{3840}, {2160}, {15, 100}, {1}, {1}, {2}, {2}, {1}, {1, 2}, {0}, {0}})
+    ->ArgsProduct({{1920}, {1080}, {15}, {1}, {1}, {2}, {2}, {0}, {3}, {0}, {0}})
+    ->ArgsProduct({{1920}, {1080}, {15}, {1}, {1}, {2}, {2}, {1}, {3}, {256, 1024}, {0}})
+    ->ArgsProduct({{3840}, {2160}, {15}, {1}, {1}, {2}, {2}, {1}, {3}, {512}, {0}})
+    ->ArgsProduct({{1920}, {1080}, {15}, {1}, {1}, {2}, {2}, {1}, {3}, {0}, {32, 128}})
+    ->ArgsProduct({{3840}, {2160}, {100}, {1}, {1}, {2}, {2}, {1}, {3}, {0}, {64, 128}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

@@ -14,13 +14,15 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 
 if has tests; then
   echo "== tests"
-  run tests/vp_tests --gtest_brief=1 > "$out/tests.log" 2>&1; echo "vp_tests exit $?"
+  # End-to-end tests run the bundled binary on the CUDA backend.
+  VP_VIDPROC="$(pwd)/$bundle/run $build/vidproc" VP_E2E_BACKEND=cuda \
+    run tests/vp_tests --gtest_brief=1 > "$out/tests.log" 2>&1; echo "vp_tests exit $?"
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? ran|FAILED" "$out/tests.log" | tail -15
 fi
 
 if has sanitize; then
   # Small sizes only: the sanitizers slow kernels by 10-100x.
-  filter=${VP_SANITIZE_FILTER:-'*Gpu*Small*:*GpuSmall*:Sizes/ColorConvert*/1x1:Sizes/ColorConvert*/2x3:Sizes/ColorConvert*/37x17:*Gpu*Tiny*:CudaResources.*:CudaPipeline*'}
+  filter=${VP_SANITIZE_FILTER:-'BoxBlurGpu.SanitizerSubset:BoxBlurGpu.SubViewsAndBackToBackCalls:All/KmeansGpuVsCpu.Identical/37x11*k8_*:All/KmeansGpuVsCpu.Identical/2x3*k32*:KmeansGpu.ArgumentChecks:Sizes/ColorConvertGpu*/1x1:Sizes/ColorConvertGpu*/5x3:Sizes/ColorConvertGpu*/37x17:CudaResources.*:CudaPipelineArgs.*:Modes/CudaPipeline.*'}
   for tool in memcheck racecheck synccheck; do
     compute-sanitizer --tool $tool --target-processes all --error-exitcode 99 \
       "$bundle/run" "$build/tests/vp_tests" --gtest_brief=1 --gtest_filter="$filter" > "$out/sanitize-$tool.log" 2>&1
@@ -30,30 +32,32 @@ fi
 
 if has bench; then
   echo "== kernel benchmarks"
-  run tests/vp_bench --benchmark_repetitions=${VP_BENCH_REPS:-7} --benchmark_report_aggregates_only=true \
-    --benchmark_out="$out/bench.json" --benchmark_out_format=json --benchmark_filter="${VP_BENCH_FILTER:-.}" \
+  run tests/vp_bench --benchmark_repetitions=${VP_BENCH_REPS:-5} --benchmark_report_aggregates_only=true \
+    --benchmark_min_time=${VP_BENCH_MIN_TIME:-0.05} --benchmark_out="$out/bench.json" --benchmark_out_format=json \
+    --benchmark_filter="${VP_BENCH_FILTER:-^BM_(Kmeans|BoxBlurGpu/|BoxBlurCpu|ConvertToRgba|Rgba2Yuv|DeviceCopy|PinnedUpload)}" \
     > "$out/bench.txt" 2>&1; echo "vp_bench exit $?"
   grep -E "_median" "$out/bench.txt" | awk '{printf "%-70s %12s %s\n", $1, $2, $3}'
 fi
 
 if has pipeline; then
   echo "== pipeline"
+  pout=${VP_PIPELINE_OUT:-$out/pipeline}; mkdir -p "$pout"
   clip=/tmp/vp-1080p.mp4
   [[ -f $clip ]] || run tests/vp_make_clip $clip 1920 1080 900 libx264 yuv420p 30 > /dev/null
   vp() { "$bundle/run" "$build/vidproc" --headless --no-progress --log-level warn "$@"; }
-  vp $clip --decode-only --stats-json "$out/decode-only.json" > "$out/decode-only.txt" 2>&1
-  echo "decode only: $(grep '^rate' "$out/decode-only.txt")"
+  vp $clip --decode-only --stats-json "$pout/decode-only.json" > "$pout/decode-only.txt" 2>&1
+  echo "decode only: $(grep '^rate' "$pout/decode-only.txt")"
   for mode in kmeans blur none; do
-    vp $clip --mode $mode -r 15 --stats-json "$out/decode-$mode.json" > "$out/decode-$mode.txt" 2>&1
-    echo "decode + $mode: $(grep '^rate' "$out/decode-$mode.txt")"
+    vp $clip --mode $mode -r 15 --stats-json "$pout/decode-$mode.json" > "$pout/decode-$mode.txt" 2>&1
+    echo "decode + $mode: $(grep '^rate' "$pout/decode-$mode.txt")"
   done
   for size in 1920x1080 3840x2160; do
     for mode in kmeans blur; do
       for s in 1 2 3 4; do
         n=$([[ $size == 1920x1080 ]] && echo 6000 || echo 1500)
         vp --synthetic $size --mode $mode -r 15 --streams $s --frames $n \
-          --stats-json "$out/syn-$size-$mode-$s.json" > "$out/syn-$size-$mode-$s.txt" 2>&1
-        echo "synthetic $size $mode streams=$s: $(grep '^rate' "$out/syn-$size-$mode-$s.txt") | $(grep '^sum of' "$out/syn-$size-$mode-$s.txt")"
+          --stats-json "$pout/syn-$size-$mode-$s.json" > "$pout/syn-$size-$mode-$s.txt" 2>&1
+        echo "synthetic $size $mode streams=$s: $(grep '^rate' "$pout/syn-$size-$mode-$s.txt") | $(grep '^sum of' "$pout/syn-$size-$mode-$s.txt")"
       done
     done
   done

@@ -253,6 +253,7 @@ TEST_P(ColorConvertGpuToRgba, MatchesCpuTwinExactly) {
           ASSERT_EQ(test::compare(cpuToRgba(fr, cs), want).differing, 0u);
           DeviceBuffer dev(fr.bytes.size());
           VP_CUDA_CHECK(cudaMemcpy(dev.get(), fr.bytes.data(), fr.bytes.size(), cudaMemcpyHostToDevice));
+          VP_CUDA_CHECK(cudaDeviceSynchronize());  // legacy-stream copy vs the non-blocking stream below
           const PlanarView src = planarView(fr.layout, dev.get());
           test::poison(out);
           convertToRgbaGpu(src, out.view(), cs, stream);
@@ -380,6 +381,7 @@ TEST_P(ColorConvertGpuToYuv420p, MatchesCpuTwinExactly) {
           const Frame want = cpuToYuv420p(rgb, cs, align);
           DeviceBuffer dev(want.bytes.size());
           VP_CUDA_CHECK(cudaMemset(dev.get(), test::kPoison, want.bytes.size()));
+          VP_CUDA_CHECK(cudaDeviceSynchronize());  // legacy-stream memset vs the non-blocking stream below
           rgbaToYuv420pGpu(src, want.layout, dev.get(), cs, stream);
           stream.synchronize();
           std::vector<uint8_t> got(want.bytes.size());

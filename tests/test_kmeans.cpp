@@ -158,6 +158,7 @@ Result runGpu(const HostImage& img, const KmeansParams& p, const KmeansState& in
   DeviceBuffer labels(n), state(sizeof(KmeansState));
   VP_CUDA_CHECK(cudaMemset(labels.get(), test::kPoison, n));
   VP_CUDA_CHECK(cudaMemcpy(state.get(), &initial, sizeof initial, cudaMemcpyHostToDevice));
+  VP_CUDA_CHECK(cudaDeviceSynchronize());  // legacy-stream copies vs the non-blocking stream below
   Stream s;
   kmeansGpu(in.view(), out.view(), labels.as<uint8_t>(), state.as<KmeansState>(), p, ws, s);
   s.synchronize();

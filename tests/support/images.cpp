@@ -63,8 +63,12 @@ std::vector<uint8_t> randomBytes(size_t n, uint64_t seed) {
   return out;
 }
 
+// The helpers below use the legacy default stream, which does not order with the
+// project's non-blocking streams: each waits for the device so a kernel launched
+// next on any stream sees its result.
 void poison(const DeviceImage& image) {
   VP_CUDA_CHECK(cudaMemset2D(image.view().data, image.pitch(), kPoison, image.pitch(), image.height()));
+  VP_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 void poison(HostImage& image) {
@@ -74,6 +78,7 @@ void poison(HostImage& image) {
 void upload(const HostImage& src, const DeviceImage& dst) {
   VP_CUDA_CHECK(cudaMemcpy2D(dst.view().data, dst.pitch(), src.data(), src.pitch(), src.pitch(), src.height(),
                              cudaMemcpyHostToDevice));
+  VP_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 DeviceImage upload(const HostImage& image) {

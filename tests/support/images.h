@@ -21,7 +21,9 @@ HostImage makeNatural(int width, int height, uint64_t seed, float phase = 0.f);
 std::vector<uint8_t> randomBytes(size_t n, uint64_t seed);
 
 // Fills a device image (its whole pitch) with a byte pattern that no kernel writes
-// by accident, so unwritten pixels show up in comparisons.
+// by accident, so unwritten pixels show up in comparisons. poison() and upload()
+// return once the device has finished them (they run on the legacy default stream,
+// which does not order with non-blocking streams).
 constexpr uint8_t kPoison = 0xA5;
 void poison(const DeviceImage& image);
 void poison(HostImage& image);

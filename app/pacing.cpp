@@ -18,7 +18,13 @@ PaceDecision PlaybackClock::decide(int64_t ptsUs, int64_t nowUs, bool isLast) {
     return PaceDecision::Present;
   }
   if (until > 0) return PaceDecision::Wait;
-  if (-until > lateToleranceUs_ && !isLast) return PaceDecision::Drop;
+  if (-until > lateToleranceUs_) {
+    if (!isLast) return PaceDecision::Drop;
+    // Late with nothing newer: the pipeline is slower than real time. Show it and
+    // let the clock slip, so the next frames are not all late too.
+    anchorPtsUs_ = ptsUs;
+    anchorWallUs_ = nowUs;
+  }
   return PaceDecision::Present;
 }
 

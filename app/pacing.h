@@ -1,7 +1,9 @@
 // Presentation pacing for files: frames are shown at their timestamps against a
 // wall clock anchored at the first frame (and re-anchored after a pause or seek);
 // a frame more than `lateToleranceUs` past its time is dropped when a newer one
-// could take its place. Live sources and --no-sync present immediately.
+// is ready to take its place, else shown with the clock re-anchored on it (a
+// pipeline slower than real time plays every frame it makes, as fast as it can).
+// Live sources and --no-sync present immediately.
 #pragma once
 
 #include <cstdint>

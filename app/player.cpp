@@ -151,7 +151,8 @@ int runPlayer(const Options& o, Display& display, const SignalWatcher& signals, 
     if (!st.paused || st.stepOnce) progressed |= loop.feed(st.params);
 
     if (const OutputFrame* out = processor->poll(false)) {
-      const bool isLast = processor->inFlight() == 1 && queue.size() == 0;
+      // Dropping a late frame only helps when a newer one is already there to show.
+      const bool isLast = processor->finished() < 2;
       PaceDecision d = PaceDecision::Present;
       if (st.discard > 0) {
         d = PaceDecision::Drop;

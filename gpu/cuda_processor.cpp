@@ -73,6 +73,14 @@ class CudaProcessor final : public Processor {
   std::string deviceName() const override { return deviceName_; }
   int slotCount() const override { return int(slots_.size()); }
   int inFlight() const override { return int(busy_.size()); }
+  int finished() override {
+    int n = 0;
+    for (Slot* s : busy_) {
+      if (!s->downloaded.ready()) break;
+      ++n;
+    }
+    return n;
+  }
   void resetKmeans() override { schedule_.reset(); }
 
   std::optional<uint64_t> submit(const InputFrame& frame, const ProcessParams& params) override {

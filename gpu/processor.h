@@ -100,6 +100,8 @@ class Processor {
   virtual void release() = 0;
   // Frames submitted and not yet released.
   virtual int inFlight() const = 0;
+  // Of those, how many (counted from the oldest, in order) have finished; never blocks.
+  virtual int finished() = 0;
   // Forget K-means warm-start state: the next K-means frame re-initialises.
   virtual void resetKmeans() = 0;
 };

@@ -61,8 +61,9 @@ TEST(Pacing, PresentsOnTimeWaitsEarlyDropsLate) {
   EXPECT_EQ(c.untilDueUs(40'000, 1'020'000), 20'000);
   EXPECT_EQ(c.decide(40'000, 1'040'000, false), PaceDecision::Present);
   EXPECT_EQ(c.decide(80'000, 1'200'000, false), PaceDecision::Drop);    // 120 ms late
-  EXPECT_EQ(c.decide(80'000, 1'200'000, true), PaceDecision::Present);  // but the last one shows
   EXPECT_EQ(c.decide(120'000, 1'150'000, false), PaceDecision::Present);  // 30 ms late: within tolerance
+  EXPECT_EQ(c.decide(160'000, 1'300'000, true), PaceDecision::Present);  // late, nothing newer: shown
+  EXPECT_EQ(c.decide(200'000, 1'320'000, false), PaceDecision::Wait);  // the clock slipped to it
 }
 
 TEST(Pacing, ReanchorsAfterPauseAndOnJumps) {

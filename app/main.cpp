@@ -8,6 +8,7 @@
 #include "app/signals.h"
 #include "app/stats.h"
 #include "app/synthetic_run.h"
+#include "io/input_devices.h"
 #include "io/source.h"
 
 #include <spdlog/spdlog.h>
@@ -32,6 +33,11 @@ int main(int argc, char** argv) {
   if (!vp::parseOptions(argc, argv, options, exitCode)) return exitCode;
   spdlog::set_level(spdlog::level::from_str(options.logLevel));
   spdlog::set_pattern("%^[%l]%$ %v");
+
+  if (options.listDevices) {
+    std::printf("%s", vp::listCaptureDevices().c_str());
+    return vp::kExitOk;
+  }
 
   vp::SignalWatcher signals;  // before any thread starts, so all of them block the signals
   vp::RunStats stats;

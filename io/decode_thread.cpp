@@ -77,7 +77,13 @@ bool FfmpegSource::readFailed(int err, int& consecutiveErrors) {
   ++decodeErrors_;
   if (device_) {
     const bool gone = err == AVERROR(ENODEV) || err == AVERROR(EIO) || err == AVERROR(ENXIO);
-    setFatal(std::string(gone ? "device unplugged" : "device read failed") + " (" + av::errorText(err) + ")");
+    const std::string why = std::string(gone ? "device unplugged" : "device read failed") + " (" +
+                            av::errorText(err) + ")";
+    if (options_.reconnect) {
+      if (reconnect(why)) return false;
+      if (abort_) return true;
+    }
+    setFatal(why);
     decodePacket(nullptr);
     pushEndOfStream();
     return true;
@@ -85,6 +91,35 @@ bool FfmpegSource::readFailed(int err, int& consecutiveErrors) {
   spdlog::debug("'{}': read error: {}", options_.url, av::errorText(err));
   const bool stuck = fmt_->pb && (fmt_->pb->eof_reached || fmt_->pb->error < 0);
   return stuck || ++consecutiveErrors >= kMaxConsecutiveReadErrors;
+}
+
+// --reconnect: closes the lost device, then tries to reopen it once a second until
+// it opens (true) or the source is stopped (false).
+bool FfmpegSource::reconnect(const std::string& why) {
+  spdlog::warn("'{}': {}; waiting for it to return (--reconnect)", options_.url, why);
+  decodePacket(nullptr);
+  dec_.reset();
+  fmt_.reset();
+  while (!abort_) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      cond_.wait_for(lock, std::chrono::seconds(1), [this] { return abort_.load(); });
+    }
+    if (abort_) break;
+    try {
+      openInput(options_.format);
+      std::lock_guard<std::mutex> lock(mutex_);  // openDecoder refreshes info_
+      openDecoder();
+    } catch (const std::exception& e) {
+      spdlog::debug("'{}': not back yet: {}", options_.url, e.what());
+      dec_.reset();
+      fmt_.reset();
+      continue;
+    }
+    spdlog::info("'{}': device is back", options_.url);
+    return true;
+  }
+  return false;
 }
 
 // Sends one packet (nullptr: drain) and writes every frame that comes out.

@@ -46,6 +46,7 @@ class FfmpegSource final : public Source {
   void run();
   void decodeLoop();
   bool readFailed(int err, int& consecutiveErrors);
+  bool reconnect(const std::string& why);
   void decodePacket(const AVPacket* packet);
   void receiveFrames();
   void emitFrame(const AVFrame& frame);

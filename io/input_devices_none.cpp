@@ -5,4 +5,6 @@ namespace vp {
 
 bool registerInputDevices() { return false; }
 
+std::string listCaptureDevices() { return "built without capture-device support (VP_WITH_DEVICES=OFF)\n"; }
+
 }  // namespace vp

@@ -24,6 +24,7 @@ struct SourceOptions {
   std::map<std::string, std::string> deviceOptions;  // e.g. video_size, framerate, input_format
   bool loop = false;               // restart at EOF (files only)
   bool live = false;               // low latency: newest frame wins, shallow queue
+  bool reconnect = false;          // a capture device that goes away: wait for it, reopen, go on
   int decoderThreads = 0;          // 0 = FFmpeg's choice (all cores)
 };
 

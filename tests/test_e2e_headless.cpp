@@ -227,6 +227,18 @@ TEST_F(E2E, BadInputsGiveOneClearLineAndExitOne) {
   EXPECT_EQ(usage.exitCode, 2) << usage.output;
 }
 
+TEST(E2EDevices, ListDevicesAndAbsentWebcam) {
+  RunResult list = runVidproc("--list-devices", false);
+  EXPECT_EQ(list.exitCode, 0) << list.output;
+  EXPECT_FALSE(list.output.empty());
+  RunResult cam = runVidproc("--webcam /dev/video97");
+  EXPECT_EQ(cam.exitCode, 1) << cam.output;
+  EXPECT_NE(cam.output.find("/dev/video97"), std::string::npos) << cam.output;
+  EXPECT_TRUE(cam.output.find("no such capture device") != std::string::npos ||
+              cam.output.find("built without") != std::string::npos)
+      << cam.output;
+}
+
 TEST(E2EBackend, CudaWithoutDeviceIsAClearError) {
   if (std::getenv("VP_E2E_BACKEND")) GTEST_SKIP() << "checked on machines without a GPU";
   RunResult r = runVidproc("--backend cuda --synthetic 64x48 --frames 2", false);

@@ -19,10 +19,30 @@
 
 namespace {
 
+#ifdef VP_WITH_WINDOW
 bool displayAvailable() {
   const char* x = std::getenv("DISPLAY");
   const char* w = std::getenv("WAYLAND_DISPLAY");
   return (x && *x) || (w && *w);
+}
+#endif
+
+// Picks the loop: a benchmark mode, the window (when a display is there), or headless.
+int run(const vp::Options& o, const vp::SignalWatcher& signals, vp::RunStats& stats) {
+  if (!o.synthetic.empty()) return vp::runSynthetic(o, signals, stats);
+  if (o.decodeOnly) return vp::runDecodeOnly(o, signals, stats);
+#ifdef VP_WITH_WINDOW
+  if (!o.headless && !displayAvailable()) {
+    spdlog::info("no display: running headless");
+  } else if (!o.headless) {
+    try {
+      return vp::runWindowPlayer(o, signals, stats);
+    } catch (const vp::WindowUnavailable& e) {
+      spdlog::warn("no window ({}): running headless", e.what());
+    }
+  }
+#endif
+  return vp::runHeadless(o, signals, stats);
 }
 
 }  // namespace
@@ -42,35 +62,7 @@ int main(int argc, char** argv) {
   vp::SignalWatcher signals;  // before any thread starts, so all of them block the signals
   vp::RunStats stats;
   try {
-    bool headless = options.headless;
-#ifdef VP_WITH_WINDOW
-    if (!headless && !displayAvailable()) {
-      spdlog::info("no display: running headless");
-      headless = true;
-    }
-#else
-    (void)displayAvailable;
-    headless = true;
-#endif
-    bool ran = false;
-#ifdef VP_WITH_WINDOW
-    if (!headless && options.synthetic.empty() && !options.decodeOnly) {
-      try {
-        exitCode = vp::runWindowPlayer(options, signals, stats);
-        ran = true;
-      } catch (const vp::WindowUnavailable& e) {
-        spdlog::warn("no window ({}): running headless", e.what());
-      }
-    }
-#endif
-    if (ran) {
-    } else if (!options.synthetic.empty()) {
-      exitCode = vp::runSynthetic(options, signals, stats);
-    } else if (options.decodeOnly) {
-      exitCode = vp::runDecodeOnly(options, signals, stats);
-    } else {
-      exitCode = vp::runHeadless(options, signals, stats);
-    }
+    exitCode = run(options, signals, stats);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "vidproc: %s\n", e.what());
     return vp::kExitError;

@@ -11,9 +11,13 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
+#include <chrono>
+#include <thread>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -225,6 +229,37 @@ TEST_F(E2E, BadInputsGiveOneClearLineAndExitOne) {
   EXPECT_EQ(unwritable.exitCode, 1) << unwritable.output;
   RunResult usage = runVidproc(quote(good) + " -k 99");
   EXPECT_EQ(usage.exitCode, 2) << usage.output;
+}
+
+TEST_F(E2E, InterruptLeavesAPlayableFile) {
+  test::ClipSpec spec;
+  spec.frames = 30;
+  const std::string in = clip("in.mkv", spec);
+  const std::string out = dir.file("interrupted.mkv");
+  // --loop never ends by itself: SIGINT is the only way out.
+  const std::string cmd = vidproc() + " --headless --no-progress --backend " + backend() + " --loop " + quote(in) +
+                          " --codec ffv1 -o " + quote(out) + " > " + quote(dir.file("log")) + " 2>&1";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    setpgid(0, 0);  // its own group, so the signal reaches vidproc behind the shell
+    execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  kill(-pid, SIGINT);
+  int status = 0;
+  for (int i = 0; i < 200 && waitpid(pid, &status, WNOHANG) == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  if (waitpid(pid, &status, WNOHANG) == 0) {
+    kill(-pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    FAIL() << "vidproc did not stop within 10 s of SIGINT";
+  }
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  const test::DecodedClip d = test::decodeAll(out, false);
+  EXPECT_GT(d.frames.size(), 0u);
 }
 
 TEST(E2EDevices, ListDevicesAndAbsentWebcam) {

@@ -54,12 +54,7 @@ class CpuProcessor final : public Processor {
     }
     CpuSlot& s = *free_.front();
     if (s.output.width() != w || s.output.height() != h) s.output = HostImage(w, h);
-    s.out = OutputFrame{};
-    s.out.ticket = ++nextTicket_;
-    s.out.ptsUs = frame.ptsUs;
-    s.out.params = params;
-    s.out.width = w;
-    s.out.height = h;
+    s.out = detail::outputFor(++nextTicket_, frame, params);
 
     // Mode none converts straight into the slot; the others convert into scratch.
     HostImage& converted = params.mode == Mode::None ? s.output : rgba_;

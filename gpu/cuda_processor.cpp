@@ -156,12 +156,7 @@ class CudaProcessor final : public Processor {
   void enqueue(Slot& s, const InputFrame& frame, const ProcessParams& params) {
     cudaStream_t st = s.stream;
     const int w = layout_.width, h = layout_.height;
-    s.out = OutputFrame{};
-    s.out.ticket = ++nextTicket_;
-    s.out.ptsUs = frame.ptsUs;
-    s.out.params = params;
-    s.out.width = w;
-    s.out.height = h;
+    s.out = detail::outputFor(++nextTicket_, frame, params);
     s.out.pitch = size_t(w) * sizeof(uchar4);
     s.out.rgba = s.output.as<uchar4>();
     s.ranKmeans = params.mode == Mode::Kmeans;

@@ -16,22 +16,25 @@
 
 namespace vp {
 
-// Linear device memory (cudaMalloc).
-class DeviceBuffer {
+namespace detail {
+
+// One owner for linear allocations; Memory says how to get and free them.
+template <class Memory>
+class LinearBuffer {
  public:
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(size_t bytes) : bytes_(bytes) {
-    if (bytes) VP_CUDA_CHECK(cudaMalloc(&ptr_, bytes));
+  LinearBuffer() = default;
+  explicit LinearBuffer(size_t bytes) : bytes_(bytes) {
+    if (bytes) VP_CUDA_CHECK(Memory::allocate(&ptr_, bytes));
   }
-  ~DeviceBuffer() { if (ptr_) cudaFree(ptr_); }
-  DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
-  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+  ~LinearBuffer() { if (ptr_) Memory::release(ptr_); }
+  LinearBuffer(LinearBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
+  LinearBuffer& operator=(LinearBuffer&& o) noexcept {
     std::swap(ptr_, o.ptr_);
     std::swap(bytes_, o.bytes_);
     return *this;
   }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  LinearBuffer(const LinearBuffer&) = delete;
+  LinearBuffer& operator=(const LinearBuffer&) = delete;
 
   void* get() const { return ptr_; }
   template <class T> T* as() const { return static_cast<T*>(ptr_); }
@@ -41,6 +44,24 @@ class DeviceBuffer {
   void* ptr_ = nullptr;
   size_t bytes_ = 0;
 };
+
+struct DeviceMemory {
+  static cudaError_t allocate(void** p, size_t bytes) { return cudaMalloc(p, bytes); }
+  static void release(void* p) { cudaFree(p); }
+};
+
+// Page-locked: the only host memory async copies overlap with.
+struct PinnedMemory {
+  static cudaError_t allocate(void** p, size_t bytes) { return cudaHostAlloc(p, bytes, cudaHostAllocDefault); }
+  static void release(void* p) { cudaFreeHost(p); }
+};
+
+}  // namespace detail
+
+// Linear device memory (cudaMalloc).
+using DeviceBuffer = detail::LinearBuffer<detail::DeviceMemory>;
+// Page-locked host memory (cudaHostAlloc).
+using PinnedBuffer = detail::LinearBuffer<detail::PinnedMemory>;
 
 // Pitched 2-D device memory (cudaMallocPitch): rows start at aligned addresses.
 class DevicePitchedBuffer {
@@ -94,32 +115,6 @@ class DeviceImage {
   DevicePitchedBuffer buf_;
   int width_ = 0;
   int height_ = 0;
-};
-
-// Page-locked host memory (cudaHostAlloc): the only memory async copies overlap with.
-class PinnedBuffer {
- public:
-  PinnedBuffer() = default;
-  explicit PinnedBuffer(size_t bytes, unsigned flags = cudaHostAllocDefault) : bytes_(bytes) {
-    if (bytes) VP_CUDA_CHECK(cudaHostAlloc(&ptr_, bytes, flags));
-  }
-  ~PinnedBuffer() { if (ptr_) cudaFreeHost(ptr_); }
-  PinnedBuffer(PinnedBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
-  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
-    std::swap(ptr_, o.ptr_);
-    std::swap(bytes_, o.bytes_);
-    return *this;
-  }
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-
-  void* get() const { return ptr_; }
-  template <class T> T* as() const { return static_cast<T*>(ptr_); }
-  size_t bytes() const { return bytes_; }
-
- private:
-  void* ptr_ = nullptr;
-  size_t bytes_ = 0;
 };
 
 // A non-blocking CUDA stream (does not serialise with the legacy default stream).

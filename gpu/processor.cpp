@@ -63,6 +63,16 @@ bool parseKmeansInit(std::string_view name, KmeansInit& out) {
   return false;
 }
 
+OutputFrame detail::outputFor(uint64_t ticket, const InputFrame& frame, const ProcessParams& params) {
+  OutputFrame out;
+  out.ticket = ticket;
+  out.ptsUs = frame.ptsUs;
+  out.params = params;
+  out.width = frame.layout.width;
+  out.height = frame.layout.height;
+  return out;
+}
+
 bool parseBackend(std::string_view name, Backend& out) {
   if (name == "auto") out = Backend::Auto;
   else if (name == "cuda") out = Backend::Cuda;

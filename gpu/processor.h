@@ -77,6 +77,11 @@ struct OutputFrame {
   bool kmeansReinit = false;     // this frame (re)initialised K-means instead of warm-starting
 };
 
+namespace detail {
+// An output record for `frame` (ticket, timestamp, size, parameters), times unset.
+OutputFrame outputFor(uint64_t ticket, const InputFrame& frame, const ProcessParams& params);
+}  // namespace detail
+
 class Processor {
  public:
   virtual ~Processor() = default;

@@ -71,6 +71,17 @@ HostImage rgbaOf(const test::DecodedFrame& f) {
   return img;
 }
 
+// R, G, B equal everywhere (the lossless output stores no alpha).
+::testing::AssertionResult sameRgb(const HostImage& got, const HostImage& want, const std::string& what) {
+  for (int y = 0; y < want.height(); ++y)
+    for (int x = 0; x < want.width(); ++x) {
+      const uchar4 a = got.at(x, y), b = want.at(x, y);
+      if (a.x != b.x || a.y != b.y || a.z != b.z)
+        return ::testing::AssertionFailure() << what << " differs at " << x << "," << y;
+    }
+  return ::testing::AssertionSuccess();
+}
+
 struct E2E : ::testing::Test {
   test::TempDir dir;
   std::string clip(const std::string& name, test::ClipSpec spec) { return test::makeClip(dir.file(name), spec); }
@@ -94,12 +105,7 @@ TEST_F(E2E, BlurToLosslessFileEqualsCpuTwin) {
     convertToRgbaCpu(planarView(src.frames[i].info.layout, src.frames[i].data.data()), rgba.view(),
                      src.frames[i].info.color);
     boxBlurCpu(rgba.view(), want.view(), BlurParams{4, 2, BorderMode::Reflect}, scratch);
-    HostImage got = rgbaOf(dst.frames[i]);
-    for (int y = 0; y < spec.height; ++y)
-      for (int x = 0; x < spec.width; ++x) {
-        const uchar4 a = got.at(x, y), b = want.at(x, y);
-        ASSERT_TRUE(a.x == b.x && a.y == b.y && a.z == b.z) << "frame " << i << " at " << x << "," << y;
-      }
+    ASSERT_TRUE(sameRgb(rgbaOf(dst.frames[i]), want, "frame " + std::to_string(i)));
     EXPECT_NEAR(double(dst.frames[i].info.ptsUs), double(src.frames[i].info.ptsUs), 1000.0) << "frame " << i;
   }
   nlohmann::json j = readJson(dir.file("s.json"));
@@ -131,12 +137,7 @@ TEST_F(E2E, KmeansToLosslessFileEqualsCpuTwinWithWarmStarts) {
     p.k = 5;
     p.init = i == 0 ? KmeansInit::Uniform : KmeansInit::Warm;  // the pipeline warm-starts after frame 0
     kmeansCpu(rgba.view(), want.view(), nullptr, state, p);
-    HostImage got = rgbaOf(dst.frames[i]);
-    for (int y = 0; y < spec.height; ++y)
-      for (int x = 0; x < spec.width; ++x) {
-        const uchar4 a = got.at(x, y), b = want.at(x, y);
-        ASSERT_TRUE(a.x == b.x && a.y == b.y && a.z == b.z) << "frame " << i << " at " << x << "," << y;
-      }
+    ASSERT_TRUE(sameRgb(rgbaOf(dst.frames[i]), want, "frame " + std::to_string(i)));
   }
 }
 

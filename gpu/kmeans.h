@@ -54,12 +54,28 @@ struct KmeansState {
 };
 
 // Launch-shape knobs, measured in bench_kmeans.cpp; the defaults are the measured best.
+// No knob changes a result: every combination is bit-exact with the CPU twin.
 struct KmeansTuning {
-  int blocksPerSm = 0;     // resident blocks per SM, capped by occupancy; 0: 3 when a thread would
-                           // get >= 16 quads at 2 (4K), else 2 (1080p): fewer = cheaper barriers
+  int blocksPerSm = 0;     // resident blocks per SM, capped by occupancy; 0: with 256-thread blocks 3 when a
+                           // thread would get >= 16 quads at 2 (4K), else 2 (1080p); with wider blocks 1.
+                           // Fewer blocks = cheaper barriers
   bool fullGrid = false;   // use every allowed block even for tiny images (benchmarks the barrier cost)
   bool treeArgmin = true;  // nearest centre by a min tree (fewer compare/selects) or a plain scan
+                           // (the scan exists for 256-thread blocks only; wider blocks always use the tree)
+  // Variant "wide": threads per block, 256 (default), 512, 768 or 1024. One wide block per SM has the
+  // warps of 2-4 narrow ones but a quarter to a half of the barrier arrivals and sum atomics. 1024 is
+  // built for k <= 8 only (64 registers); k > 8 runs with 768.
+  int blockThreads = 256;
+  // Variant "spread": copies of the per-cluster sums, 1 (default) to kMaxSumSlots; block b adds into copy
+  // b % sumSlots, the centre update adds the copies (integers: the same sums), so at most
+  // blocks / sumSlots atomics hit one address per iteration instead of every block's.
+  int sumSlots = 1;
+  // Variant "pairs": quads a thread scores per step, 1 (default) or 2. With 2 each chunk of centre
+  // constants is loaded once per 8 pixels and the loop/address work is shared by two quads (the tree
+  // argmin always; 1024-thread blocks run pairs with 768).
+  int quadsPerStep = 1;
 };
+constexpr int kMaxSumSlots = 8;
 
 // Device scratch for kmeansGpu, sized once: triple-buffered per-cluster sums and the
 // cost accumulator (left zeroed by every launch), plus the occupancy of each kernel
@@ -74,7 +90,8 @@ class KmeansWorkspace {
                         cudaStream_t);
   DeviceBuffer scratch_;
   int smCount_ = 0;
-  int maxBlocksPerSm_[2][4] = {};  // per argmin variant (scan, tree) and cluster bucket 4, 8, 16, 32
+  int maxBlocksPerSm_[4][3][4] = {};  // per block size (256, 512, 768, 1024), kernel variant (scan, tree,
+                                      // tree + pairs) and cluster bucket 4, 8, 16, 32; 0: not built or does not fit
 };
 
 // GPU: in/out are device views of the same size (out may equal in); labels: device
@@ -90,6 +107,8 @@ void kmeansCpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState& sta
 namespace detail {
 // Shared argument checks of both backends; throws std::invalid_argument.
 void checkKmeansArgs(ConstRgbaView in, RgbaView out, const KmeansParams& params);
+// The k-means++ seeding kernel (kmeans_plusplus.cu): writes state->centres[0..k).
+void launchKmeansPlusPlus(ConstRgbaView in, KmeansState* state, int k, uint64_t seed, cudaStream_t stream);
 }  // namespace detail
 
 }  // namespace vp

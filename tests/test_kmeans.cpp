@@ -359,6 +359,33 @@ TEST(KmeansCpu, ArgumentChecks) {
 
 // ---- GPU vs CPU twin ----
 
+// Every launch variant of kmeansGpu (KmeansTuning); each must equal the CPU twin bit for bit.
+struct Variant {
+  const char* name;
+  KmeansTuning tuning;
+};
+std::vector<Variant> gpuVariants() {
+  auto make = [](int bps, bool tree, int threads, int slots, int quads) {
+    KmeansTuning t;
+    t.blocksPerSm = bps, t.treeArgmin = tree, t.blockThreads = threads, t.sumSlots = slots;
+    t.quadsPerStep = quads;
+    return t;
+  };
+  return {{"tree_bps2", make(2, true, 256, 1, 1)},
+          {"scan_bps3", make(3, false, 256, 1, 1)},
+          {"default", KmeansTuning{}},
+          {"wide512", make(0, true, 512, 1, 1)},
+          {"wide768", make(0, true, 768, 1, 1)},
+          {"wide1024", make(0, true, 1024, 1, 1)},  // k > 8: 768
+          {"spread8", make(0, true, 256, 8, 1)},
+          {"wide1024_spread4", make(0, true, 1024, 4, 1)},
+          {"wide768_spread8_scan", make(0, false, 768, 8, 1)},  // wide blocks always use the tree
+          {"pairs", make(0, true, 256, 1, 2)},
+          {"pairs_scan_bps3", make(3, false, 256, 1, 2)},  // pairs use the tree; occupancy caps bps at 2
+          {"wide512_pairs_spread8", make(0, true, 512, 8, 2)},
+          {"wide1024_pairs", make(0, true, 1024, 1, 2)}};  // pairs at 1024: 768
+}
+
 class KmeansGpuVsCpu : public testing::TestWithParam<Case> {};
 
 TEST_P(KmeansGpuVsCpu, Identical) {
@@ -367,11 +394,10 @@ TEST_P(KmeansGpuVsCpu, Identical) {
   const HostImage& img = input(c.w, c.h, c.input);
   KmeansParams p = paramsOf(c);
   const Result want = runCpu(img, p, warmState());
-  for (bool tree : {true, false}) {  // both argmin variants, two launch shapes
+  for (const Variant& v : gpuVariants()) {  // argmin variants, launch shapes, block sizes, sum copies
     KmeansWorkspace ws;
-    ws.tuning.treeArgmin = tree;
-    ws.tuning.blocksPerSm = tree ? 2 : 3;
-    SCOPED_TRACE(tree ? "tree argmin" : "scan argmin");
+    ws.tuning = v.tuning;
+    SCOPED_TRACE(v.name);
     expectSame(runGpu(img, p, warmState(), ws), want, c.k);
   }
 }
@@ -393,16 +419,25 @@ INSTANTIATE_TEST_SUITE_P(All, KmeansGpuVsCpu, testing::ValuesIn(gpuCases()), cas
 
 TEST(KmeansGpu, WarmFramesOfAClipMatchCpu) {
   VP_REQUIRE_GPU();
-  KmeansWorkspace ws;
-  KmeansState cpuState, gpuState;  // each backend carries its own state from frame to frame
-  KmeansParams p;                  // defaults: k 8, 20 iterations, epsilon 0.01
+  KmeansParams p;  // defaults: k 8, 20 iterations, epsilon 0.01
+  std::vector<Result> cpu;
+  KmeansState cpuState;  // each backend carries its own state from frame to frame
   for (int f = 0; f < 6; ++f) {
-    const HostImage& img = input(1920, 1080, Input::Natural, 0.1f * f);
     p.init = f == 0 ? KmeansInit::Uniform : KmeansInit::Warm;
-    Result cpu = runCpu(img, p, cpuState), gpu = runGpu(img, p, gpuState, ws);
-    cpuState = cpu.state, gpuState = gpu.state;
-    SCOPED_TRACE("frame " + std::to_string(f));
-    expectSame(gpu, cpu, p.k);
+    cpu.push_back(runCpu(input(1920, 1080, Input::Natural, 0.1f * f), p, cpuState));
+    cpuState = cpu.back().state;
+  }
+  for (const Variant& v : gpuVariants()) {
+    KmeansWorkspace ws;
+    ws.tuning = v.tuning;
+    KmeansState gpuState;
+    for (int f = 0; f < 6; ++f) {
+      p.init = f == 0 ? KmeansInit::Uniform : KmeansInit::Warm;
+      Result gpu = runGpu(input(1920, 1080, Input::Natural, 0.1f * f), p, gpuState, ws);
+      gpuState = gpu.state;
+      SCOPED_TRACE(std::string(v.name) + " frame " + std::to_string(f));
+      expectSame(gpu, cpu[f], p.k);
+    }
   }
 }
 
@@ -412,50 +447,89 @@ TEST(KmeansGpu, GridShapeAndUnalignedViewsDoNotChangeResults) {
   KmeansParams p;
   p.k = 8, p.maxIterations = 5, p.epsilon = 0.f;
   Result want = runCpu(img, p, {});
-  for (int shape = 0; shape < 4; ++shape) {
-    KmeansWorkspace ws;
-    ws.tuning.blocksPerSm = shape == 0 ? 1 : 64;  // 64: as many as fit
-    ws.tuning.fullGrid = shape >= 2;
-    ws.tuning.treeArgmin = shape != 3;
-    SCOPED_TRACE("shape " + std::to_string(shape));
-    expectSame(runGpu(img, p, {}, ws), want, p.k);
-  }
   // A view starting one pixel into each row: no 16-byte loads or stores.
-  KmeansWorkspace ws;
-  DeviceImage in = test::upload(img), out(img.width(), img.height());
-  test::poison(out);
   const int w = img.width() - 1, h = img.height();
-  ConstRgbaView inView{in.view().data + 1, in.pitch(), w, h};
-  RgbaView outView{out.view().data + 1, out.pitch(), w, h};
-  DeviceBuffer state(sizeof(KmeansState));
-  kmeansGpu(inView, outView, nullptr, state.as<KmeansState>(), p, ws, nullptr);
-  KmeansState gpu;
-  VP_CUDA_CHECK(cudaMemcpy(&gpu, state.get(), sizeof gpu, cudaMemcpyDeviceToHost));
   HostImage sub(w, h);
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) sub.at(x, y) = img.at(x + 1, y);
   Result cpu = runCpu(sub, p, {});
-  HostImage got = test::download(out), gotSub(w, h);
-  for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x) gotSub.at(x, y) = got.at(x + 1, y);
-  EXPECT_EQ(test::compare(gotSub, cpu.out).differing, 0u);
-  EXPECT_EQ(got.at(0, 5).x, test::kPoison);  // column 0 untouched
-  EXPECT_EQ(gpu.cost, cpu.state.cost);
-  EXPECT_EQ(std::memcmp(gpu.centres, cpu.state.centres, sizeof(float) * 4 * 8), 0);
+  for (const Variant& v : gpuVariants()) {
+    for (int shape = 0; shape < 4; ++shape) {
+      KmeansWorkspace ws;
+      ws.tuning = v.tuning;
+      ws.tuning.blocksPerSm = shape == 0 ? 1 : 64;  // 64: as many as fit
+      ws.tuning.fullGrid = shape >= 2;
+      if (shape == 3) ws.tuning.treeArgmin = !ws.tuning.treeArgmin;
+      SCOPED_TRACE(std::string(v.name) + " shape " + std::to_string(shape));
+      expectSame(runGpu(img, p, {}, ws), want, p.k);
+    }
+    SCOPED_TRACE(std::string(v.name) + " unaligned");
+    KmeansWorkspace ws;
+    ws.tuning = v.tuning;
+    DeviceImage in = test::upload(img), out(img.width(), img.height());
+    test::poison(out);
+    ConstRgbaView inView{in.view().data + 1, in.pitch(), w, h};
+    RgbaView outView{out.view().data + 1, out.pitch(), w, h};
+    DeviceBuffer state(sizeof(KmeansState));
+    kmeansGpu(inView, outView, nullptr, state.as<KmeansState>(), p, ws, nullptr);
+    KmeansState gpu;
+    VP_CUDA_CHECK(cudaMemcpy(&gpu, state.get(), sizeof gpu, cudaMemcpyDeviceToHost));
+    HostImage got = test::download(out), gotSub(w, h);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) gotSub.at(x, y) = got.at(x + 1, y);
+    EXPECT_EQ(test::compare(gotSub, cpu.out).differing, 0u);
+    EXPECT_EQ(got.at(0, 5).x, test::kPoison);  // column 0 untouched
+    EXPECT_EQ(gpu.cost, cpu.state.cost);
+    EXPECT_EQ(std::memcmp(gpu.centres, cpu.state.centres, sizeof(float) * 4 * 8), 0);
+  }
 }
 
 TEST(KmeansGpu, InPlaceEqualsOutOfPlace) {
   VP_REQUIRE_GPU();
   const HostImage& img = input(1921, 1081, Input::Natural);
-  KmeansWorkspace ws;
   for (int it : {0, 5}) {
     KmeansParams p;
     p.maxIterations = it;
     Result want = runCpu(img, p, {});
-    DeviceImage d = test::upload(img);
-    DeviceBuffer state(sizeof(KmeansState));
-    kmeansGpu(d.view(), d.view(), nullptr, state.as<KmeansState>(), p, ws, nullptr);
-    EXPECT_EQ(test::compare(test::download(d), want.out).differing, 0u) << it;
+    for (const Variant& v : gpuVariants()) {
+      KmeansWorkspace ws;
+      ws.tuning = v.tuning;
+      DeviceImage d = test::upload(img);
+      DeviceBuffer state(sizeof(KmeansState));
+      kmeansGpu(d.view(), d.view(), nullptr, state.as<KmeansState>(), p, ws, nullptr);
+      EXPECT_EQ(test::compare(test::download(d), want.out).differing, 0u) << v.name << " it " << it;
+    }
+  }
+}
+
+// Consecutive launches on one workspace with different variants: each leaves the scratch
+// it used clean for the next (sum copies, cost).
+TEST(KmeansGpu, SwitchingVariantsOnOneWorkspace) {
+  VP_REQUIRE_GPU();
+  const HostImage& img = input(640, 360, Input::Natural);
+  KmeansParams p;
+  p.k = 8, p.maxIterations = 7, p.epsilon = 0.f;
+  const Result want = runCpu(img, p, {});
+  KmeansWorkspace ws;
+  for (int round = 0; round < 2; ++round)
+    for (const Variant& v : gpuVariants()) {
+      ws.tuning = v.tuning;
+      SCOPED_TRACE(std::string(v.name) + " round " + std::to_string(round));
+      expectSame(runGpu(img, p, {}, ws), want, p.k);
+    }
+}
+
+TEST(KmeansGpu, BadTuningThrows) {
+  VP_REQUIRE_GPU();
+  DeviceImage in(8, 8), out(8, 8);
+  DeviceBuffer state(sizeof(KmeansState));
+  for (auto [threads, slots, quads] : {std::tuple{300, 1, 1}, {128, 1, 1}, {256, 0, 1}, {256, kMaxSumSlots + 1, 1},
+                                       {256, 1, 0}, {256, 1, 3}}) {
+    KmeansWorkspace ws;
+    ws.tuning.blockThreads = threads, ws.tuning.sumSlots = slots, ws.tuning.quadsPerStep = quads;
+    EXPECT_THROW(kmeansGpu(in.view(), out.view(), nullptr, state.as<KmeansState>(), KmeansParams{}, ws, nullptr),
+                 std::invalid_argument)
+        << threads << " " << slots << " " << quads;
   }
 }
 

@@ -28,7 +28,9 @@ void setRates(benchmark::State& st, double pixels, double iterations) {
 }
 
 // Args: width, height, k, maxIterations, blocksPerSm (0: default), fullGrid, init,
-// treeArgmin. epsilon = 0: every frame runs exactly maxIterations.
+// treeArgmin, blockThreads (variant "wide" when > 256), sumSlots (variant "spread" when
+// > 1), quadsPerStep (variant "pairs" when 2). epsilon = 0: every frame runs exactly
+// maxIterations.
 void BM_KmeansGpu(benchmark::State& st) {
   if (skipWithoutGpu(st)) return;
   const int w = int(st.range(0)), h = int(st.range(1));
@@ -41,6 +43,9 @@ void BM_KmeansGpu(benchmark::State& st) {
   if (st.range(4) > 0) ws.tuning.blocksPerSm = int(st.range(4));
   ws.tuning.fullGrid = st.range(5) != 0;
   ws.tuning.treeArgmin = st.range(7) != 0;
+  ws.tuning.blockThreads = int(st.range(8));
+  ws.tuning.sumSlots = int(st.range(9));
+  ws.tuning.quadsPerStep = int(st.range(10));
   DeviceImage in = upload(natural(w, h)), out(w, h);
   DeviceBuffer labels(size_t(w) * h), state(sizeof(KmeansState));
   Stream s;
@@ -50,31 +55,62 @@ void BM_KmeansGpu(benchmark::State& st) {
   setRates(st, double(w) * h, p.maxIterations);
 }
 BENCHMARK(BM_KmeansGpu)
-    ->ArgNames({"w", "h", "k", "it", "bps", "full", "init", "tree"})
-    ->Args({1920, 1080, 8, 20, 0, 0, 0, 1})  // the 1080p target, default shape
-    ->Args({1920, 1080, 8, 20, 3, 0, 0, 1})  // launch shapes and argmin variants
-    ->Args({1920, 1080, 8, 20, 1, 0, 0, 1})
-    ->Args({1920, 1080, 8, 20, 2, 0, 0, 0})
-    ->Args({1920, 1080, 8, 20, 3, 0, 0, 0})
-    ->Args({3840, 2160, 8, 20, 0, 0, 0, 1})  // the 4K target
-    ->Args({3840, 2160, 8, 20, 3, 0, 0, 1})
-    ->Args({3840, 2160, 8, 20, 2, 0, 0, 0})
-    ->Args({1920, 1080, 4, 20, 0, 0, 0, 1})  // k sweep
-    ->Args({1920, 1080, 4, 20, 3, 0, 0, 1})
-    ->Args({1920, 1080, 16, 20, 0, 0, 0, 1})
-    ->Args({1920, 1080, 16, 20, 3, 0, 0, 1})
-    ->Args({1920, 1080, 32, 20, 0, 0, 0, 1})
-    ->Args({1920, 1080, 32, 20, 3, 0, 0, 1})
-    ->Args({1920, 1080, 32, 20, 2, 0, 0, 0})
-    ->Args({1920, 1080, 8, 0, 0, 0, 0, 1})  // init + final pass only: per-iteration cost by difference
-    ->Args({1920, 1080, 8, 1, 0, 0, 0, 1})
-    ->Args({3840, 2160, 8, 0, 0, 0, 0, 1})
-    ->Args({64, 64, 8, 0, 0, 1, 0, 1})  // a full grid on a tiny image: barrier and launch cost
-    ->Args({64, 64, 8, 20, 0, 1, 0, 1})
-    ->Args({64, 64, 8, 20, 1, 1, 0, 1})
-    ->Args({64, 64, 8, 20, 3, 1, 0, 1})
-    ->Args({1920, 1080, 8, 0, 0, 0, 1, 1})  // k-means++ seeding cost (k 8 and 32)
-    ->Args({1920, 1080, 32, 0, 0, 0, 1, 1})
+    ->ArgNames({"w", "h", "k", "it", "bps", "full", "init", "tree", "thr", "slots", "q"})
+    ->Args({1920, 1080, 8, 20, 0, 0, 0, 1, 256, 1, 1})  // the 1080p target, default shape
+    ->Args({1920, 1080, 8, 20, 3, 0, 0, 1, 256, 1, 1})  // launch shapes and argmin variants
+    ->Args({1920, 1080, 8, 20, 1, 0, 0, 1, 256, 1, 1})
+    ->Args({1920, 1080, 8, 20, 2, 0, 0, 0, 256, 1, 1})
+    ->Args({1920, 1080, 8, 20, 3, 0, 0, 0, 256, 1, 1})
+    ->Args({3840, 2160, 8, 20, 0, 0, 0, 1, 256, 1, 1})  // the 4K target
+    ->Args({3840, 2160, 8, 20, 3, 0, 0, 1, 256, 1, 1})
+    ->Args({3840, 2160, 8, 20, 2, 0, 0, 0, 256, 1, 1})
+    ->Args({1920, 1080, 4, 20, 0, 0, 0, 1, 256, 1, 1})  // k sweep
+    ->Args({1920, 1080, 4, 20, 3, 0, 0, 1, 256, 1, 1})
+    ->Args({1920, 1080, 16, 20, 0, 0, 0, 1, 256, 1, 1})
+    ->Args({1920, 1080, 16, 20, 3, 0, 0, 1, 256, 1, 1})
+    ->Args({1920, 1080, 32, 20, 0, 0, 0, 1, 256, 1, 1})
+    ->Args({1920, 1080, 32, 20, 3, 0, 0, 1, 256, 1, 1})
+    ->Args({1920, 1080, 32, 20, 2, 0, 0, 0, 256, 1, 1})
+    ->Args({1920, 1080, 8, 0, 0, 0, 0, 1, 256, 1, 1})  // init + final pass only: per-iteration cost by difference
+    ->Args({1920, 1080, 8, 1, 0, 0, 0, 1, 256, 1, 1})
+    ->Args({3840, 2160, 8, 0, 0, 0, 0, 1, 256, 1, 1})
+    ->Args({64, 64, 8, 0, 0, 1, 0, 1, 256, 1, 1})  // a full grid on a tiny image: barrier and launch cost
+    ->Args({64, 64, 8, 20, 0, 1, 0, 1, 256, 1, 1})
+    ->Args({64, 64, 8, 20, 1, 1, 0, 1, 256, 1, 1})
+    ->Args({64, 64, 8, 20, 3, 1, 0, 1, 256, 1, 1})
+    ->Args({1920, 1080, 8, 0, 0, 0, 1, 1, 256, 1, 1})  // k-means++ seeding cost (k 8 and 32)
+    ->Args({1920, 1080, 32, 0, 0, 0, 1, 1, 256, 1, 1})
+    // Variants (run 3): "wide" = one block of 512 / 768 / 1024 threads per SM; "spread" = the
+    // sum atomics spread over 8 (or 4) copies; and both together. 1080p and 4K, k 8, 20 it,
+    // epsilon 0.
+    ->Args({1920, 1080, 8, 20, 0, 0, 0, 1, 512, 1, 1})
+    ->Args({1920, 1080, 8, 20, 0, 0, 0, 1, 768, 1, 1})
+    ->Args({1920, 1080, 8, 20, 0, 0, 0, 1, 1024, 1, 1})
+    ->Args({1920, 1080, 8, 20, 0, 0, 0, 1, 256, 8, 1})
+    ->Args({1920, 1080, 8, 20, 3, 0, 0, 1, 256, 8, 1})
+    ->Args({1920, 1080, 8, 20, 0, 0, 0, 1, 768, 8, 1})
+    ->Args({1920, 1080, 8, 20, 0, 0, 0, 1, 1024, 4, 1})
+    ->Args({3840, 2160, 8, 20, 0, 0, 0, 1, 512, 1, 1})
+    ->Args({3840, 2160, 8, 20, 0, 0, 0, 1, 768, 1, 1})
+    ->Args({3840, 2160, 8, 20, 0, 0, 0, 1, 1024, 1, 1})
+    ->Args({3840, 2160, 8, 20, 0, 0, 0, 1, 256, 8, 1})
+    ->Args({3840, 2160, 8, 20, 0, 0, 0, 1, 768, 8, 1})
+    ->Args({3840, 2160, 8, 20, 0, 0, 0, 1, 1024, 4, 1})
+    ->Args({1920, 1080, 8, 0, 0, 0, 0, 1, 768, 1, 1})  // the variants' fixed and per-iteration parts
+    ->Args({1920, 1080, 8, 0, 0, 0, 0, 1, 1024, 1, 1})
+    ->Args({64, 64, 8, 20, 0, 1, 0, 1, 512, 1, 1})
+    ->Args({64, 64, 8, 20, 0, 1, 0, 1, 1024, 1, 1})
+    ->Args({64, 64, 8, 20, 0, 1, 0, 1, 256, 8, 1})
+    ->Args({1920, 1080, 32, 20, 0, 0, 0, 1, 768, 1, 1})  // k 32 wide (1024 runs k > 8 with 768)
+    // Variant "pairs" (two quads per step), alone and with the others.
+    ->Args({1920, 1080, 8, 20, 0, 0, 0, 1, 256, 1, 2})
+    ->Args({1920, 1080, 8, 20, 0, 0, 0, 1, 512, 1, 2})
+    ->Args({1920, 1080, 8, 20, 0, 0, 0, 1, 768, 1, 2})
+    ->Args({1920, 1080, 8, 20, 0, 0, 0, 1, 512, 8, 2})
+    ->Args({3840, 2160, 8, 20, 0, 0, 0, 1, 256, 1, 2})
+    ->Args({3840, 2160, 8, 20, 0, 0, 0, 1, 512, 1, 2})
+    ->Args({3840, 2160, 8, 20, 0, 0, 0, 1, 768, 1, 2})
+    ->Args({3840, 2160, 8, 20, 0, 0, 0, 1, 512, 8, 2})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

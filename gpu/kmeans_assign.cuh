@@ -1,0 +1,229 @@
+// Device code of the K-means assignment pass (kmeans.cu): scratch layout, kernel
+// arguments, quad walking, score/argmin, per-thread shared-memory columns and their flush.
+// Included by kmeans.cu only. T = threads per block, Q = quads per thread and step.
+#pragma once
+
+#include "gpu/kmeans.h"
+
+#include <cstdint>
+
+namespace vp {
+namespace kmgpu {
+
+using ull = unsigned long long;
+
+constexpr int kQuadsPerRound = 64;      // quads per thread between flushes: <= 256 pixels per 16-bit field
+
+// Device scratch; every launch leaves the parts it used zeroed.
+struct Scratch {
+  ull sums[3][kMaxSumSlots][kMaxClusters][4];  // per iteration buffer and copy: r, g, b sums and pixel count
+  ull cost;                                    // final-pass cost accumulator
+};
+
+struct KernelArgs {
+  ConstRgbaView in;
+  RgbaView out;
+  uint8_t* labels;  // nullptr: not written
+  KmeansState* state;
+  Scratch* scratch;
+  int k;
+  int maxIterations;
+  int slots;  // sum copies in use (KmeansTuning::sumSlots)
+  float epsilon;
+  bool uniformInit;  // else the state holds the initial centres (warm start or k-means++)
+  bool vecIn;        // 16-byte quad loads allowed (pointer and pitch aligned)
+  bool vecOut;       // 16-byte quad stores allowed
+};
+
+// Walks the quads q, q + T, ... of one thread as (row, quad column).
+template <int T>
+struct QuadCursor {
+  uint32_t y, qx, qpr, stepY, stepX;
+  __device__ QuadCursor(uint32_t q, uint32_t quadsPerRow)
+      : y(q / quadsPerRow), qx(q % quadsPerRow), qpr(quadsPerRow), stepY(T / quadsPerRow),
+        stepX(T % quadsPerRow) {}
+  __device__ void advance() {
+    y += stepY;
+    qx += stepX;
+    if (qx >= qpr) {
+      qx -= qpr;
+      ++y;
+    }
+  }
+};
+
+// Loads the quad's pixels as packed RGBA words; missing pixels (past the row end) read 0.
+__device__ __forceinline__ void loadQuad(ConstRgbaView in, uint32_t y, uint32_t x0, int n, bool vec,
+                                         uint32_t (&px)[4]) {
+  const uint32_t* row = reinterpret_cast<const uint32_t*>(in.row(int(y))) + x0;
+  if (vec && n == 4) {
+    uint4 v = *reinterpret_cast<const uint4*>(row);
+    px[0] = v.x, px[1] = v.y, px[2] = v.z, px[3] = v.w;
+  } else {
+#pragma unroll
+    for (int p = 0; p < 4; ++p) px[p] = p < n ? row[p] : 0u;
+  }
+}
+
+// Exact float of byte `sel` (0..2) of a packed pixel: the bits of 2^23 + byte, minus 2^23
+// (one PRMT and one FADD; cheaper than the 16/clk integer-to-float conversion).
+__device__ __forceinline__ float channel(uint32_t px, uint32_t sel) {
+  return __fsub_rn(__int_as_float(int(__byte_perm(px, 0x4B000000u, 0x7440u | sel))), 8388608.f);
+}
+
+// Lowest-index argmin of C = 4 or 8 scores: a min tree (C-1 FMNMX), then a descent
+// (the lowest index holding the minimum is in the left subtree iff the left subtree's
+// minimum equals the node's). Same index as a strict-< scan for non-NaN scores.
+template <int C>
+__device__ __forceinline__ int treeArgmin(const float (&s)[C], float& best) {
+  static_assert(C == 4 || C == 8, "chunks of 4 or 8");
+  if constexpr (C == 4) {
+    const float a = fminf(s[0], s[1]), b = fminf(s[2], s[3]);
+    best = fminf(a, b);
+    const bool r1 = a != best;
+    const bool r0 = (r1 ? s[2] : s[0]) != best;
+    return (r1 ? 2 : 0) | (r0 ? 1 : 0);
+  } else {
+    const float a0 = fminf(s[0], s[1]), a1 = fminf(s[2], s[3]), a2 = fminf(s[4], s[5]), a3 = fminf(s[6], s[7]);
+    const float b0 = fminf(a0, a1), b1 = fminf(a2, a3);
+    best = fminf(b0, b1);
+    const bool r2 = b0 != best;
+    const bool r1 = (r2 ? a2 : a0) != best;
+    const bool r0 = (r2 ? (r1 ? s[6] : s[4]) : (r1 ? s[2] : s[0])) != best;
+    return (r2 ? 4 : 0) | (r1 ? 2 : 0) | (r0 ? 1 : 0);
+  }
+}
+
+// Nearest centre of each quad pixel: lowest score, ties to the lowest index. Centres go
+// in chunks of <= 8: a chunk's constants stay in registers across quads, and a rolled
+// chunk loop keeps KB = 16, 32 from spilling (their chunks reload from shared memory).
+// NP = 4 (one quad) or 8 (two quads sharing each loaded chunk of centre constants).
+template <int KB, bool kTree, int NP = 4>
+__device__ __forceinline__ void nearest4(const uint32_t (&px)[NP], const float4* coeff, int (&bi)[NP]) {
+  constexpr int kChunk = KB < 8 ? KB : 8;
+  float pr[NP], pg[NP], pb[NP], best[NP];
+#pragma unroll
+  for (int p = 0; p < NP; ++p) {
+    pr[p] = channel(px[p], 0), pg[p] = channel(px[p], 1), pb[p] = channel(px[p], 2);
+    best[p] = INFINITY;
+    bi[p] = 0;
+  }
+#pragma unroll 1
+  for (int j0 = 0; j0 < KB; j0 += kChunk) {
+    float4 c[kChunk];
+#pragma unroll
+    for (int jj = 0; jj < kChunk; ++jj) c[jj] = coeff[j0 + jj];
+#pragma unroll
+    for (int p = 0; p < NP; ++p) {
+      if constexpr (kTree) {
+        float s[kChunk], chunkBest;
+#pragma unroll
+        for (int jj = 0; jj < kChunk; ++jj) s[jj] = km::score(pr[p], pg[p], pb[p], c[jj]);
+        const int j = j0 + treeArgmin<kChunk>(s, chunkBest);
+        if (KB <= kChunk)
+          best[p] = chunkBest, bi[p] = j;
+        else if (chunkBest < best[p])  // an earlier chunk wins ties
+          best[p] = chunkBest, bi[p] = j;
+      } else {
+#pragma unroll
+        for (int jj = 0; jj < kChunk; ++jj) {
+          const float s = km::score(pr[p], pg[p], pb[p], c[jj]);
+          if (s < best[p]) best[p] = s, bi[p] = j0 + jj;
+        }
+      }
+    }
+  }
+}
+
+// Adds a pixel to this thread's column of cluster j: (r | g<<16, b | 1<<16).
+template <int T>
+__device__ __forceinline__ void accumulate(uint2* acc, int j, uint32_t px) {
+  uint2* a = acc + j * T + threadIdx.x;
+  uint2 v = *a;
+  v.x += __byte_perm(px, 0u, 0x4140u);
+  v.y += __byte_perm(px, 1u, 0x5452u);
+  *a = v;
+}
+
+// Reduces (and zeroes) the block's columns; one atomicAdd per cluster and field.
+template <int T>
+__device__ void flush(uint2* acc, int k, ull* sums) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  for (int j = warp; j < k; j += T / 32) {
+    uint32_t r = 0, g = 0, b = 0, n = 0;  // <= 1024 columns * 65280: no overflow
+#pragma unroll
+    for (int i = lane; i < T; i += 32) {
+      uint2 v = acc[j * T + i];
+      acc[j * T + i] = make_uint2(0u, 0u);
+      r += v.x & 0xFFFFu, g += v.x >> 16, b += v.y & 0xFFFFu, n += v.y >> 16;
+    }
+#if __CUDA_ARCH__ >= 800
+    r = __reduce_add_sync(~0u, r), g = __reduce_add_sync(~0u, g);  // one REDUX each
+    b = __reduce_add_sync(~0u, b), n = __reduce_add_sync(~0u, n);
+#else
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) {
+      r += __shfl_xor_sync(~0u, r, off), g += __shfl_xor_sync(~0u, g, off);
+      b += __shfl_xor_sync(~0u, b, off), n += __shfl_xor_sync(~0u, n, off);
+    }
+#endif
+    if (lane == 0 && n != 0) {
+      atomicAdd(sums + j * 4 + 0, ull(r));
+      atomicAdd(sums + j * 4 + 1, ull(g));
+      atomicAdd(sums + j * 4 + 2, ull(b));
+      atomicAdd(sums + j * 4 + 3, ull(n));
+    }
+  }
+}
+
+// One assignment pass over the block's quads, flushed every kQuadsPerRound quads per
+// thread. `first` holds the thread's first quad (the same every iteration), so an
+// iteration starts computing without waiting for memory. Q = quads per step: with 2
+// (variant "pairs") a thread scores its quads q and q + T together, so each chunk of
+// centre constants is loaded once per 8 pixels and the loop overhead is shared; the
+// scores, and so the labels and sums, are the same.
+template <int KB, bool kTree, int T, int Q>
+__device__ void assignPass(const KernelArgs& a, uint32_t qBegin, uint32_t qEnd, uint32_t qpr, const float4* coeff,
+                           const uint32_t (&first)[4], uint2* acc, ull* sums) {
+  const int width = a.in.width;
+  for (uint32_t r0 = qBegin; r0 < qEnd; r0 += kQuadsPerRound * T) {  // uniform per block
+    const uint32_t r1 = min(qEnd, r0 + kQuadsPerRound * T);
+    QuadCursor<T> cur(r0 + threadIdx.x, qpr);
+    for (uint32_t q = r0 + threadIdx.x; q < r1; q += Q * T) {
+      uint32_t px[4 * Q];
+      int bi[4 * Q], n[Q];
+#pragma unroll
+      for (int h = 0; h < Q; ++h) {
+        const uint32_t x0 = cur.qx * 4;
+        n[h] = h == 0 || q + h * T < r1 ? min(4, width - int(x0)) : 0;  // 0: no such quad
+        uint32_t (&pq)[4] = *reinterpret_cast<uint32_t(*)[4]>(px + 4 * h);
+        if (h == 0 && q == qBegin + threadIdx.x) {
+#pragma unroll
+          for (int p = 0; p < 4; ++p) pq[p] = first[p];
+        } else if (h == 0 || n[h] > 0) {  // h == 0: always a quad
+          loadQuad(a.in, cur.y, x0, n[h], a.vecIn, pq);
+        } else {
+#pragma unroll
+          for (int p = 0; p < 4; ++p) pq[p] = 0u;
+        }
+        cur.advance();
+      }
+      nearest4<KB, kTree, 4 * Q>(px, coeff, bi);
+#pragma unroll
+      for (int h = 0; h < Q; ++h) {
+        if (n[h] == 4) {
+#pragma unroll
+          for (int p = 0; p < 4; ++p) accumulate<T>(acc, bi[4 * h + p], px[4 * h + p]);
+        } else {
+          for (int p = 0; p < n[h]; ++p) accumulate<T>(acc, bi[4 * h + p], px[4 * h + p]);
+        }
+      }
+    }
+    __syncthreads();
+    flush<T>(acc, a.k, sums);
+    if (r1 < qEnd) __syncthreads();  // after the last round the grid barrier follows
+  }
+}
+
+}  // namespace kmgpu
+}  // namespace vp

@@ -46,6 +46,10 @@ SourceOptions sourceOptionsFrom(const Options& o) {
   return s;
 }
 
+std::string inputDisplayName(const Options& o) {
+  return o.input.empty() ? std::string("built-in pattern (lavfi)") : o.input;
+}
+
 FrameLoop::FrameLoop(Source& source, FrameQueue& queue, Processor& processor)
     : source_(source), queue_(queue), processor_(processor) {}
 

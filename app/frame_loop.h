@@ -18,6 +18,8 @@ namespace vp {
 HostAllocator frameAllocator(const Processor& processor);
 
 SourceOptions sourceOptionsFrom(const struct Options& options);
+// What to call the input in logs, the summary and the window title.
+std::string inputDisplayName(const struct Options& options);
 
 class FrameLoop {
  public:

@@ -33,10 +33,10 @@ int runHeadless(const Options& o, const SignalWatcher& signals, RunStats& stats)
   FrameQueue queue(o.streams + 3, frameAllocator(*processor), sourceOptionsFrom(o).live);
   std::unique_ptr<Source> source = openSource(sourceOptionsFrom(o));
   const SourceInfo info = source->info();
-  stats.input = info.url;
+  stats.input = inputDisplayName(o);
   stats.backend = processor->backendName();
   stats.device = processor->deviceName();
-  spdlog::info("{}: {}x{} {} {} {:.3g} fps; {} on {}", info.url, info.width, info.height, info.codec,
+  spdlog::info("{}: {}x{} {} {} {:.3g} fps; {} on {}", stats.input, info.width, info.height, info.codec,
                info.pixelFormat, info.fps, stats.backend, stats.device);
 
   std::unique_ptr<EncoderSink> encoder;

@@ -77,7 +77,7 @@ int runPlayer(const Options& o, Display& display, const SignalWatcher& signals, 
   FrameQueue queue(sourceOptions.live ? 2 : o.streams + 3, frameAllocator(*processor), sourceOptions.live);
   std::unique_ptr<Source> source = openSource(sourceOptions);
   const SourceInfo info = source->info();
-  stats.input = o.input.empty() ? "built-in pattern" : info.url;
+  stats.input = inputDisplayName(o);
   stats.backend = processor->backendName();
   stats.device = processor->deviceName();
 

@@ -54,9 +54,7 @@ void RunStats::addFrame(const OutputFrame& f) {
 std::string formatSummary(const RunStats& s) {
   std::string out;
   char line[256];
-  std::snprintf(line, sizeof line, "input      %s\nbackend    %s (%s)\n", s.input.c_str(), s.backend.c_str(),
-                s.device.c_str());
-  out += line;
+  out += "input      " + s.input + "\nbackend    " + s.backend + " (" + s.device + ")\n";
   std::snprintf(line, sizeof line,
                 "frames     %lld in, %lld processed, %lld dropped (late %lld, queue %lld), %lld decode errors\n",
                 (long long)s.framesIn, (long long)s.framesProcessed, (long long)(s.droppedLate + s.droppedQueue),

@@ -104,7 +104,7 @@ int runSynthetic(const Options& o, const SignalWatcher& signals, RunStats& stats
 int runDecodeOnly(const Options& o, const SignalWatcher& signals, RunStats& stats) {
   FrameQueue queue(o.streams + 3, HostAllocator::plain(), false);  // outlives the decode thread
   std::unique_ptr<Source> source = openSource(sourceOptionsFrom(o));
-  stats.input = source->info().url;
+  stats.input = inputDisplayName(o);
   stats.backend = "none (decode only)";
   stats.device = "-";
   const auto t0 = Clock::now();

@@ -1,5 +1,6 @@
 // The player in an SDL2 + OpenGL window: adapts vp::Window to the Display interface
 // and applies the key bindings from the config file.
+#include "app/frame_loop.h"
 #include "app/player.h"
 #include "app/window.h"
 
@@ -51,7 +52,7 @@ KeyMap keyMapFrom(const Options& o) {
 
 int runWindowPlayer(const Options& o, const SignalWatcher& signals, RunStats& stats) {
   WindowOptions wo;
-  wo.title = "vidproc — " + (o.input.empty() ? std::string("built-in pattern") : o.input);
+  wo.title = "vidproc — " + inputDisplayName(o);
   wo.fullscreen = o.fullscreen;
   wo.vsync = o.vsync;
   KeyMap keys = keyMapFrom(o);  // config errors are not "no window"

@@ -13,10 +13,18 @@ ProgressBar::~ProgressBar() { finish(); }
 
 void ProgressBar::update(int64_t done, double fps) {
   if (!enabled_) return;
+  done_ = done;
+  fps_ = fps;
   const auto now = Clock::now();
   if (drawn_ && now - last_ < std::chrono::milliseconds(100)) return;
   last_ = now;
+  draw();
+}
+
+void ProgressBar::draw() {
   drawn_ = true;
+  const int64_t done = done_;
+  const double fps = fps_;
   if (total_ > 0) {
     constexpr int kWidth = 30;
     const double f = std::min(1.0, double(done) / double(total_));
@@ -34,7 +42,9 @@ void ProgressBar::update(int64_t done, double fps) {
 }
 
 void ProgressBar::finish() {
-  if (enabled_ && drawn_) std::fputc('\n', stderr);
+  if (!enabled_ || !drawn_) return;
+  draw();
+  std::fputc('\n', stderr);
   drawn_ = false;
 }
 

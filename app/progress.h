@@ -12,7 +12,7 @@ class ProgressBar {
   ProgressBar(int64_t total, bool enabled);
   ~ProgressBar();
   void update(int64_t done, double fps);  // redraws at most ~10 times a second
-  void finish();                          // ends the line
+  void finish();                          // draws the final state and ends the line
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -20,6 +20,9 @@ class ProgressBar {
   bool enabled_;
   bool drawn_ = false;
   Clock::time_point last_{};
+  int64_t done_ = 0;   // frames at the latest update
+  double fps_ = 0;     // rate at the latest update
+  void draw();
 };
 
 }  // namespace vp

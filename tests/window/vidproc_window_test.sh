@@ -39,14 +39,10 @@ for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$pid" 2>/dev/null && fail "vidproc did not quit within 10 s of 'q'"
 wait "$pid" || fail "vidproc exited with status $?"
 
-python3 - "$out/stats.json" <<'PY' || fail "final parameters"
-import json, sys
-p = json.load(open(sys.argv[1]))["params"]
-want = {"mode": "blur", "k": 10, "radius": 7, "passes": 2}
-got = {k: p[k] for k in want}
-print("final parameters", got)
-sys.exit(0 if got == want else 1)
-PY
+# The final parameters (stats JSON is pretty-printed, one key per line).
+for want in '"mode": "blur"' '"k": 10' '"radius": 7' '"passes": 2'; do
+  grep -q "$want" "$out/stats.json" || fail "final parameters: no $want in $(tr -d '\n ' < "$out/stats.json")"
+done
 size=$(identify -format "%wx%h" "$shot")
 [[ "$size" == "320x240" ]] || fail "screenshot is $size, expected the 320x240 processed frame"
 mean=$(convert "$shot" -format "%[fx:mean]" info:)

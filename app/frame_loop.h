@@ -39,7 +39,6 @@ class FrameLoop {
   void stopFeeding() { feeding_ = false; }
 
   int64_t framesIn() const { return framesIn_; }
-  bool endOfStream() const { return eos_; }
 
  private:
   Source& source_;

@@ -38,10 +38,8 @@ class CpuProcessor final : public Processor {
 
   std::string backendName() const override { return "cpu"; }
   std::string deviceName() const override { return "CPU, " + std::to_string(omp_get_max_threads()) + " threads"; }
-  int slotCount() const override { return int(slots_.size()); }
   int inFlight() const override { return int(busy_.size()); }
   int finished() override { return int(busy_.size()); }  // done inside submit()
-  void resetKmeans() override { schedule_.reset(); }
   bool inputReleased(uint64_t, bool) override { return true; }  // consumed inside submit()
 
   std::optional<uint64_t> submit(const InputFrame& frame, const ProcessParams& params) override {

@@ -71,7 +71,6 @@ class CudaProcessor final : public Processor {
 
   std::string backendName() const override { return "cuda"; }
   std::string deviceName() const override { return deviceName_; }
-  int slotCount() const override { return int(slots_.size()); }
   int inFlight() const override { return int(busy_.size()); }
   int finished() override {
     int n = 0;
@@ -81,7 +80,6 @@ class CudaProcessor final : public Processor {
     }
     return n;
   }
-  void resetKmeans() override { schedule_.reset(); }
 
   std::optional<uint64_t> submit(const InputFrame& frame, const ProcessParams& params) override {
     if (!frame.data) throw std::invalid_argument("submit: no frame data");

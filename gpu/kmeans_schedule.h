@@ -1,6 +1,6 @@
 // Chooses, frame by frame, whether K-means warm-starts from the previous frame's
-// centres or re-initialises: on the first frame, after a change of K, after
-// resetKmeans(), and after a scene cut (the converged cost per pixel of a frame
+// centres or re-initialises: on the first frame, after a change of K, after a
+// change of frame size (the backend calls reset()), and after a scene cut (the converged cost per pixel of a frame
 // jumps well above its recent average). Shared by every backend.
 #pragma once
 

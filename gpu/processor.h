@@ -89,7 +89,6 @@ class Processor {
   virtual std::string backendName() const = 0;
   // Device name ("NVIDIA H200"), or the CPU thread count for cpu.
   virtual std::string deviceName() const = 0;
-  virtual int slotCount() const = 0;
   // Starts processing `frame` with `params`; returns its ticket, or nullopt when no
   // slot is free (poll and release first). A frame whose layout differs from the
   // slots' is accepted only once nothing is in flight (slots are then reallocated).
@@ -107,8 +106,6 @@ class Processor {
   virtual int inFlight() const = 0;
   // Of those, how many (counted from the oldest, in order) have finished; never blocks.
   virtual int finished() = 0;
-  // Forget K-means warm-start state: the next K-means frame re-initialises.
-  virtual void resetKmeans() = 0;
 };
 
 enum class Backend : uint8_t { Auto, Cuda, Cpu };

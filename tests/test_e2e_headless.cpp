@@ -63,7 +63,7 @@ nlohmann::json readJson(const std::string& path) {
   return nlohmann::json::parse(ss.str());
 }
 
-// The decoded RGBA of a lossless (ffv1 bgr0) output frame.
+// A decoded frame (any native layout) as RGBA through the CPU converter.
 HostImage rgbaOf(const test::DecodedFrame& f) {
   const FrameLayout& l = f.info.layout;
   HostImage img(l.width, l.height);
@@ -101,9 +101,8 @@ TEST_F(E2E, BlurToLosslessFileEqualsCpuTwin) {
   ASSERT_EQ(dst.frames.size(), src.frames.size());
   BoxBlurCpuScratch scratch(spec.width, spec.height);
   for (size_t i = 0; i < src.frames.size(); ++i) {
-    HostImage rgba(spec.width, spec.height), want(spec.width, spec.height);
-    convertToRgbaCpu(planarView(src.frames[i].info.layout, src.frames[i].data.data()), rgba.view(),
-                     src.frames[i].info.color);
+    const HostImage rgba = rgbaOf(src.frames[i]);
+    HostImage want(spec.width, spec.height);
     boxBlurCpu(rgba.view(), want.view(), BlurParams{4, 2, BorderMode::Reflect}, scratch);
     ASSERT_TRUE(sameRgb(rgbaOf(dst.frames[i]), want, "frame " + std::to_string(i)));
     EXPECT_NEAR(double(dst.frames[i].info.ptsUs), double(src.frames[i].info.ptsUs), 1000.0) << "frame " << i;
@@ -130,9 +129,8 @@ TEST_F(E2E, KmeansToLosslessFileEqualsCpuTwinWithWarmStarts) {
   ASSERT_EQ(dst.frames.size(), src.frames.size());
   KmeansState state{};
   for (size_t i = 0; i < src.frames.size(); ++i) {
-    HostImage rgba(spec.width, spec.height), want(spec.width, spec.height);
-    convertToRgbaCpu(planarView(src.frames[i].info.layout, src.frames[i].data.data()), rgba.view(),
-                     src.frames[i].info.color);
+    const HostImage rgba = rgbaOf(src.frames[i]);
+    HostImage want(spec.width, spec.height);
     KmeansParams p;
     p.k = 5;
     p.init = i == 0 ? KmeansInit::Uniform : KmeansInit::Warm;  // the pipeline warm-starts after frame 0

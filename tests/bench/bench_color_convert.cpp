@@ -15,20 +15,31 @@ namespace {
 
 const ColorSpace kSpace{ColorMatrix::Bt709, ColorRange::Limited};
 
+// The benchmark's frame (args fmt, w, h) as random planes in device memory, plus its output.
+struct ConvertInput {
+  PixelFormat format;
+  int w, h;
+  FrameLayout layout;
+  DeviceBuffer src;
+  DeviceImage dst;
+  PlanarView view;
+
+  explicit ConvertInput(const benchmark::State& state)
+      : format(PixelFormat(state.range(0))), w(int(state.range(1))), h(int(state.range(2))),
+        layout(frameLayout(format, w, h)), src(layout.bytes), dst(w, h), view(planarView(layout, src.get())) {
+    const std::vector<uint8_t> bytes = randomBytes(layout.bytes, 1);
+    VP_CUDA_CHECK(cudaMemcpy(src.get(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
+    VP_CUDA_CHECK(cudaDeviceSynchronize());  // legacy-stream copy vs the non-blocking stream that times
+  }
+};
+
 void BM_ConvertToRgbaGpu(benchmark::State& state) {
   if (skipWithoutGpu(state)) return;
-  const auto format = PixelFormat(state.range(0));
-  const int w = int(state.range(1)), h = int(state.range(2));
-  const FrameLayout layout = frameLayout(format, w, h);
-  const std::vector<uint8_t> bytes = randomBytes(layout.bytes, 1);
-  DeviceBuffer src(layout.bytes);
-  VP_CUDA_CHECK(cudaMemcpy(src.get(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
-  DeviceImage dst(w, h);
-  const PlanarView view = planarView(layout, src.get());
+  const ConvertInput in(state);
   Stream s;
-  timeCudaLoop(state, s, [&](cudaStream_t st) { convertToRgbaGpu(view, dst.view(), kSpace, st); });
-  state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(layout.bytes + size_t(w) * h * 4));
-  state.SetLabel(std::string(pixelFormatName(format)));
+  timeCudaLoop(state, s, [&](cudaStream_t st) { convertToRgbaGpu(in.view, in.dst.view(), kSpace, st); });
+  state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(in.layout.bytes + size_t(in.w) * in.h * 4));
+  state.SetLabel(std::string(pixelFormatName(in.format)));
 }
 
 void formatArgs(benchmark::internal::Benchmark* b) {
@@ -46,28 +57,21 @@ constexpr int kGraphBatch = 20;
 
 void BM_ConvertToRgbaGpuGraph(benchmark::State& state) {
   if (skipWithoutGpu(state)) return;
-  const auto format = PixelFormat(state.range(0));
-  const int w = int(state.range(1)), h = int(state.range(2));
-  const FrameLayout layout = frameLayout(format, w, h);
-  const std::vector<uint8_t> bytes = randomBytes(layout.bytes, 1);
-  DeviceBuffer src(layout.bytes);
-  VP_CUDA_CHECK(cudaMemcpy(src.get(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
-  DeviceImage dst(w, h);
-  const PlanarView view = planarView(layout, src.get());
+  const ConvertInput in(state);
   Stream s;
   cudaGraph_t graph = nullptr;
   cudaGraphExec_t exec = nullptr;
   VP_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-  for (int i = 0; i < kGraphBatch; ++i) convertToRgbaGpu(view, dst.view(), kSpace, s);
+  for (int i = 0; i < kGraphBatch; ++i) convertToRgbaGpu(in.view, in.dst.view(), kSpace, s);
   VP_CUDA_CHECK(cudaStreamEndCapture(s, &graph));
   VP_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
   timeCudaLoop(state, s, [&](cudaStream_t st) { VP_CUDA_CHECK(cudaGraphLaunch(exec, st)); });
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
   const int64_t n = int64_t(state.iterations()) * kGraphBatch;
-  state.SetBytesProcessed(n * int64_t(layout.bytes + size_t(w) * h * 4));
+  state.SetBytesProcessed(n * int64_t(in.layout.bytes + size_t(in.w) * in.h * 4));
   state.SetItemsProcessed(n);
-  state.SetLabel(std::string(pixelFormatName(format)) + " x" + std::to_string(kGraphBatch) + " per graph");
+  state.SetLabel(std::string(pixelFormatName(in.format)) + " x" + std::to_string(kGraphBatch) + " per graph");
 }
 BENCHMARK(BM_ConvertToRgbaGpuGraph)
     ->ArgNames({"fmt", "w", "h"})

@@ -16,7 +16,7 @@ extern const char kVideoFrag[];
 namespace vp {
 namespace {
 
-constexpr int kBytesPerPixel = 4;  // RGBA8
+constexpr int kBytesPerPixel = 3;  // packed RGB24, as the processors output
 
 GLuint compileShader(GLenum type, const char* source, const char* what) {
   const GLuint shader = glCreateShader(type);
@@ -107,8 +107,8 @@ GlVideo::~GlVideo() {
   glDeleteProgram(program_);
 }
 
-void GlVideo::upload(const uint8_t* rgba, size_t pitch, int width, int height) {
-  if (rgba == nullptr || width <= 0 || height <= 0 || pitch < static_cast<size_t>(width) * kBytesPerPixel) {
+void GlVideo::upload(const uint8_t* rgb, size_t pitch, int width, int height) {
+  if (rgb == nullptr || width <= 0 || height <= 0 || pitch < static_cast<size_t>(width) * kBytesPerPixel) {
     throw std::invalid_argument("GlVideo::upload: bad frame (" + std::to_string(width) + "x" +
                                 std::to_string(height) + ", pitch " + std::to_string(pitch) + ")");
   }
@@ -124,20 +124,20 @@ void GlVideo::upload(const uint8_t* rgba, size_t pitch, int width, int height) {
                                GL_MAP_WRITE_BIT | GL_MAP_INVALIDATE_BUFFER_BIT);
   if (dst != nullptr) {
     if (wholePixels) {
-      std::memcpy(dst, rgba, bytes);
+      std::memcpy(dst, rgb, bytes);
     } else {
       auto* out = static_cast<uint8_t*>(dst);
-      for (int y = 0; y < height; ++y) std::memcpy(out + y * rowBytes, rgba + y * pitch, rowBytes);
+      for (int y = 0; y < height; ++y) std::memcpy(out + y * rowBytes, rgb + y * pitch, rowBytes);
     }
     if (glUnmapBuffer(GL_PIXEL_UNPACK_BUFFER) != GL_TRUE) dst = nullptr;  // store lost: resend
   }
   if (dst == nullptr) {  // mapping refused or lost: let the driver copy
     if (wholePixels) {
-      glBufferSubData(GL_PIXEL_UNPACK_BUFFER, 0, static_cast<GLsizeiptr>(bytes), rgba);
+      glBufferSubData(GL_PIXEL_UNPACK_BUFFER, 0, static_cast<GLsizeiptr>(bytes), rgb);
     } else {
       for (int y = 0; y < height; ++y) {
         glBufferSubData(GL_PIXEL_UNPACK_BUFFER, static_cast<GLintptr>(y * rowBytes),
-                        static_cast<GLsizeiptr>(rowBytes), rgba + y * pitch);
+                        static_cast<GLsizeiptr>(rowBytes), rgb + y * pitch);
       }
     }
   }
@@ -147,11 +147,11 @@ void GlVideo::upload(const uint8_t* rgba, size_t pitch, int width, int height) {
   glBindTexture(GL_TEXTURE_2D, texture_);
   if (width != width_ || height != height_) {
     // With the PBO bound, the null pointer is offset 0 in it: allocate and fill in one call.
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, width, height, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, width, height, 0, GL_RGB, GL_UNSIGNED_BYTE, nullptr);
     width_ = width;
     height_ = height;
   } else {
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, GL_RGB, GL_UNSIGNED_BYTE, nullptr);
   }
   glBindTexture(GL_TEXTURE_2D, 0);
   glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);

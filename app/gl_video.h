@@ -1,4 +1,4 @@
-// The video layer of the window: one RGBA8 texture fed through a pixel buffer object, drawn as
+// The video layer of the window: one texture fed, from packed RGB24 frames, through a pixel buffer object, drawn as
 // one textured quad letterboxed into the drawable (black bars keep the frame's aspect ratio).
 // Needs a current OpenGL 3.3 core context (libepoxy resolves the entry points) for its whole life.
 #pragma once
@@ -31,10 +31,10 @@ class GlVideo {
 
   // Streams one frame into the texture: copy into an orphaned PBO (the driver keeps the previous
   // upload alive if the GPU still reads it, so this never waits on it), then glTexSubImage2D from
-  // the PBO. `pitch` (bytes between rows, >= width * 4) is honoured through GL_UNPACK_ROW_LENGTH
+  // the PBO. `pitch` (bytes between rows, >= width * 3) is honoured through GL_UNPACK_ROW_LENGTH
   // when it is a whole number of pixels, row by row otherwise. A new size reallocates the texture.
-  // Throws std::invalid_argument on a null pointer, a non-positive size or pitch < width * 4.
-  void upload(const uint8_t* rgba, size_t pitch, int width, int height);
+  // Throws std::invalid_argument on a null pointer, a non-positive size or pitch < width * 3.
+  void upload(const uint8_t* rgb, size_t pitch, int width, int height);
 
   // Draws the last uploaded frame letterboxed into a viewWidth x viewHeight drawable (whose
   // colour buffer the caller has cleared to black). Nothing before the first upload.

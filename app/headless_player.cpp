@@ -67,7 +67,7 @@ int runHeadless(const Options& o, const SignalWatcher& signals, RunStats& stats)
           eo.fps = info.fps > 0 ? info.fps : 30.0;
           encoder = EncoderSink::open(eo);
         }
-        encoder->write(reinterpret_cast<const uint8_t*>(out->rgba), out->pitch, out->width, out->height,
+        encoder->write(out->rgb, out->pitch, out->width, out->height,
                        out->ptsUs);
         stats.stages[kEncode].add(secondsSince(tEncode) * 1e3);
       }

@@ -59,7 +59,8 @@ struct PlayerState {
   int discard = 0;          // outputs still in flight from before a seek
   int64_t positionUs = 0;   // timestamp of the frame shown
   int64_t screenshots = 0;
-  HostImage lastFrame;      // the frame shown, for screenshots
+  std::vector<uint8_t> lastFrame;  // the frame shown (packed RGB24), for screenshots
+  int lastWidth = 0, lastHeight = 0;
 };
 
 void setStatus(HudData& hud, const std::string& text) {
@@ -123,14 +124,13 @@ int runPlayer(const Options& o, Display& display, const SignalWatcher& signals, 
         break;
       }
       case Action::Screenshot: {
-        if (st.lastFrame.width() == 0) {
+        if (st.lastWidth == 0) {
           setStatus(hud, "no frame to save yet");
           break;
         }
         const std::string path = screenshotPath(o.screenshotDir, ++st.screenshots);
         try {
-          writePng(path, reinterpret_cast<const uint8_t*>(st.lastFrame.data()), st.lastFrame.pitch(),
-                   st.lastFrame.width(), st.lastFrame.height());
+          writePng(path, st.lastFrame.data(), size_t(st.lastWidth) * 3, st.lastWidth, st.lastHeight);
           setStatus(hud, "screenshot saved: " + path);
         } catch (const std::exception& e) {
           setStatus(hud, std::string("screenshot failed: ") + e.what());
@@ -165,12 +165,13 @@ int runPlayer(const Options& o, Display& display, const SignalWatcher& signals, 
       }
       if (d == PaceDecision::Present) {
         const auto tp = Clock::now();
-        display.present(reinterpret_cast<const uint8_t*>(out->rgba), out->pitch, out->width, out->height);
-        if (st.lastFrame.width() != out->width || st.lastFrame.height() != out->height)
-          st.lastFrame = HostImage(out->width, out->height);
+        display.present(out->rgb, out->pitch, out->width, out->height);
+        const size_t row = size_t(out->width) * 3;
+        st.lastFrame.resize(row * size_t(out->height));
+        st.lastWidth = out->width;
+        st.lastHeight = out->height;
         for (int y = 0; y < out->height; ++y)
-          std::memcpy(&st.lastFrame.at(0, y), reinterpret_cast<const uint8_t*>(out->rgba) + size_t(y) * out->pitch,
-                      size_t(out->width) * 4);
+          std::memcpy(&st.lastFrame[row * size_t(y)], out->rgb + size_t(y) * out->pitch, row);
         stats.addFrame(*out);
         const StageTimes& t = out->times;
         hud.stage(HudStage::Upload).record(std::max(0.f, t.uploadMs));

@@ -24,8 +24,8 @@ class Display {
   virtual std::vector<Action> pollEvents() = 0;
   // Handles display-only actions (fullscreen, HUD, help); false for the rest.
   virtual bool applyUiAction(Action action) = 0;
-  // A new processed frame to show from now on (RGBA8, `pitch` bytes per row).
-  virtual void present(const uint8_t* rgba, size_t pitch, int width, int height) = 0;
+  // A new processed frame to show from now on (packed RGB24, `pitch` bytes per row).
+  virtual void present(const uint8_t* rgb, size_t pitch, int width, int height) = 0;
   // Draws the current frame and the HUD; a real window blocks here for vsync.
   virtual void render(const HudData& hud) = 0;
   // Whether render() waits for the display (else the loop sleeps a little when idle).

@@ -199,8 +199,8 @@ bool Window::applyUiAction(Action action) {
   }
 }
 
-void Window::uploadFrame(const uint8_t* rgba, size_t pitch, int width, int height) {
-  impl_->video.upload(rgba, pitch, width, height);
+void Window::uploadFrame(const uint8_t* rgb, size_t pitch, int width, int height) {
+  impl_->video.upload(rgb, pitch, width, height);
 }
 
 void Window::render(const HudData& hud) {

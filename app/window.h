@@ -3,7 +3,7 @@
 //
 // Per frame, on the thread that created it:
 //   for (Action a : window.pollEvents()) if (!window.applyUiAction(a)) player.handle(a);
-//   if (newFrame) window.uploadFrame(rgba, pitch, w, h);
+//   if (newFrame) window.uploadFrame(rgb, pitch, w, h);
 //   window.render(hudData);   // quad, HUD, SDL_GL_SwapWindow (waits for vsync when on)
 // Nothing else blocks. Construction throws std::runtime_error (with SDL_GetError()) when there is
 // no display or no GL 3.3: the caller falls back to headless.
@@ -45,8 +45,8 @@ class Window {
   // ShowHelp. Returns true when `action` was one of those, false for the player's actions.
   bool applyUiAction(Action action);
 
-  // Streams an RGBA8 frame (pitch in bytes, >= width * 4) into the video texture; see GlVideo.
-  void uploadFrame(const uint8_t* rgba, size_t pitch, int width, int height);
+  // Streams a packed RGB24 frame (pitch in bytes, >= width * 3) into the video texture; see GlVideo.
+  void uploadFrame(const uint8_t* rgb, size_t pitch, int width, int height);
 
   // Draws the last uploaded frame letterboxed, the HUD on top, and swaps.
   void render(const HudData& hud);

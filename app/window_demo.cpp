@@ -32,7 +32,7 @@ struct DemoOptions {
   std::string screenshotPath;
   int width = 800;       // pixels of the synthetic frame (4:3, so a 16:9 window shows bars)
   int height = 600;      // pixels
-  size_t pitchPad = 64;  // bytes of padding after each row, poisoned magenta
+  size_t pitchPad = 48;  // bytes of padding after each row, poisoned magenta
 };
 
 bool parseSize(const char* text, int& w, int& h) {
@@ -67,7 +67,7 @@ void fillPattern(std::vector<uint8_t>& buf, size_t pitch, int w, int h, long fra
   for (int y = 0; y < h; ++y) {
     uint8_t* row = buf.data() + static_cast<size_t>(y) * pitch;
     for (int x = 0; x < w; ++x) {
-      uint8_t* p = row + static_cast<size_t>(x) * 4;
+      uint8_t* p = row + static_cast<size_t>(x) * 3;
       const int wave = static_cast<int>((x * 510 / w + frame * 3) % 510);  // triangle: no seam
       uint8_t r = static_cast<uint8_t>(wave < 256 ? wave : 510 - wave);
       uint8_t g = static_cast<uint8_t>(y * 255 / h);
@@ -77,10 +77,10 @@ void fillPattern(std::vector<uint8_t>& buf, size_t pitch, int w, int h, long fra
         r = g = b = (((x / 16) + (y / 16)) & 1) ? 230 : 20;
       }
       if (x < 4 || y < 4 || x >= w - 4 || y >= h - 4) r = 255, g = 0, b = 0;
-      p[0] = r, p[1] = g, p[2] = b, p[3] = 255;
+      p[0] = r, p[1] = g, p[2] = b;
     }
-    for (size_t pad = static_cast<size_t>(w) * 4; pad < pitch; ++pad) {
-      row[pad] = (pad % 4 == 1) ? 0 : 255;  // magenta
+    for (size_t pad = static_cast<size_t>(w) * 3; pad < pitch; ++pad) {
+      row[pad] = ((pad - static_cast<size_t>(w) * 3) % 3 == 1) ? 0 : 255;  // magenta
     }
   }
 }
@@ -96,7 +96,7 @@ void initHud(vp::HudData& d, const DemoOptions& o) {
   d.gpuName = "NVIDIA H200 (demo numbers)";
   d.inputWidth = o.width;
   d.inputHeight = o.height;
-  d.pixelFormat = "rgba";
+  d.pixelFormat = "rgb24";
   d.codec = "synthetic";
   d.inputFps = 60.0;
   d.durationS = 120.0;
@@ -219,7 +219,7 @@ int main(int argc, char** argv) {
   }
   vp::Window& window = *owned;
   try {
-    const size_t pitch = static_cast<size_t>(opts.width) * 4 + opts.pitchPad;
+    const size_t pitch = static_cast<size_t>(opts.width) * 3 + opts.pitchPad;
     std::vector<uint8_t> frame(pitch * static_cast<size_t>(opts.height));
     vp::HudData hud;
     initHud(hud, opts);

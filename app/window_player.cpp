@@ -20,8 +20,8 @@ class WindowDisplay final : public Display {
   }
   std::vector<Action> pollEvents() override { return window_.pollEvents(); }
   bool applyUiAction(Action action) override { return window_.applyUiAction(action); }
-  void present(const uint8_t* rgba, size_t pitch, int width, int height) override {
-    window_.uploadFrame(rgba, pitch, width, height);
+  void present(const uint8_t* rgb, size_t pitch, int width, int height) override {
+    window_.uploadFrame(rgb, pitch, width, height);
   }
   void render(const HudData& hud) override { window_.render(hud); }
   bool paced() const override { return window_.vsync(); }

@@ -267,4 +267,46 @@ void rgbaToYuv420pGpu(ConstRgbaView src, const FrameLayout& layout, void* dstBas
   VP_CUDA_CHECK_LAUNCH();
 }
 
+namespace {
+
+// One thread packs 4 pixels: one 16-byte load, three 4-byte stores when the
+// destination row start is 4-byte aligned (the tight pitch 3w is whenever w % 4 == 0),
+// byte stores at the right edge and otherwise.
+template <bool Wide>
+__global__ void rgbaToRgb24Kernel(ConstRgbaView src, uint8_t* dst, size_t dstPitch) {
+  const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * kTileW;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x0 >= src.width || y >= src.height) return;
+  const uchar4* in = src.row(y) + x0;
+  uint8_t* out = dst + size_t(y) * dstPitch + 3 * size_t(x0);
+  if (Wide && x0 + kTileW <= src.width) {
+    const uint4 v = *reinterpret_cast<const uint4*>(in);  // RGBA RGBA RGBA RGBA, little endian
+    uint32_t* o = reinterpret_cast<uint32_t*>(out);
+    o[0] = (v.x & 0xFFFFFFu) | (v.y << 24);
+    o[1] = ((v.y >> 8) & 0xFFFFu) | (v.z << 16);
+    o[2] = ((v.z >> 16) & 0xFFu) | (v.w << 8);
+    return;
+  }
+  for (int i = 0; i < kTileW && x0 + i < src.width; ++i) {
+    const uchar4 p = in[i];
+    out[3 * i] = p.x;
+    out[3 * i + 1] = p.y;
+    out[3 * i + 2] = p.z;
+  }
+}
+
+}  // namespace
+
+void rgbaToRgb24Gpu(ConstRgbaView src, uint8_t* dst, size_t dstPitch, cudaStream_t stream) {
+  detail::checkToRgb24Args(src, dst, dstPitch, "rgbaToRgb24Gpu");
+  const bool wide = aligned(src.data, src.pitch, 16) && aligned(dst, dstPitch, 4);
+  const dim3 block(kBlockX, kBlockY);
+  const dim3 grid(ceilDiv(src.width, kTileW * kBlockX), ceilDiv(src.height, kBlockY));
+  if (wide)
+    rgbaToRgb24Kernel<true><<<grid, block, 0, stream>>>(src, dst, dstPitch);
+  else
+    rgbaToRgb24Kernel<false><<<grid, block, 0, stream>>>(src, dst, dstPitch);
+  VP_CUDA_CHECK_LAUNCH();
+}
+
 }  // namespace vp

@@ -6,6 +6,9 @@
 // siting: pixel x reads chroma sample x/2). Grey is range-expanded when limited.
 // Inverse (encoder path): RGBA8 -> yuv420p, chroma = rounded mean of each 2x2 block
 // (only the pixels that exist at odd edges).
+// Output packing: RGBA8 -> packed RGB24 rows. Alpha is always 255 in the work format,
+// so the frames leave the device without it: a quarter fewer bytes over PCIe, whose
+// device-to-host rate bounds the pipeline.
 //
 // GPU: each thread converts a 4-pixel row segment (two rows for 4:2:0, sharing chroma)
 // with wide loads and one 16-byte store per row where the planes are aligned, byte
@@ -36,10 +39,16 @@ void rgbaToYuv420pGpu(ConstRgbaView src, const FrameLayout& layout, void* dstBas
 // CPU twin: host RGBA and host planes, bit-identical to the GPU result.
 void rgbaToYuv420pCpu(ConstRgbaView src, const FrameLayout& layout, void* dstBase, ColorSpace color);
 
+// dst: `src.height` rows of 3 * src.width bytes, `dstPitch` bytes apart (device memory).
+void rgbaToRgb24Gpu(ConstRgbaView src, uint8_t* dst, size_t dstPitch, cudaStream_t stream);
+// CPU twin (host memory), the same bytes.
+void rgbaToRgb24Cpu(ConstRgbaView src, uint8_t* dst, size_t dstPitch);
+
 namespace detail {
 // Argument checks shared by the launchers and the twins (throw std::invalid_argument).
 void checkToRgbaArgs(const PlanarView& src, const RgbaView& dst, const char* who);
 void checkToYuv420pArgs(const ConstRgbaView& src, const FrameLayout& layout, const void* dstBase, const char* who);
+void checkToRgb24Args(const ConstRgbaView& src, const uint8_t* dst, size_t dstPitch, const char* who);
 }  // namespace detail
 
 }  // namespace vp

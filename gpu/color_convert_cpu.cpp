@@ -40,6 +40,15 @@ void checkToYuv420pArgs(const ConstRgbaView& src, const FrameLayout& layout, con
       fail("destination plane smaller than the frame");
 }
 
+void checkToRgb24Args(const ConstRgbaView& src, const uint8_t* dst, size_t dstPitch, const char* who) {
+  auto fail = [&](const char* what) { throw std::invalid_argument(std::string(who) + ": " + what); };
+  if (src.width <= 0 || src.height <= 0) fail("empty frame");
+  if (!src.data) fail("null source");
+  if (src.pitch < size_t(src.width) * sizeof(uchar4)) fail("source pitch below width * 4");
+  if (!dst) fail("null destination");
+  if (dstPitch < size_t(src.width) * 3) fail("destination pitch below width * 3");
+}
+
 }  // namespace detail
 
 namespace {
@@ -84,6 +93,20 @@ void rgbaToYuv420pCpu(ConstRgbaView src, const FrameLayout& layout, void* dstBas
 #pragma omp parallel for schedule(static)
   for (int cy = 0; cy < ch; ++cy)
     for (int cx = 0; cx < cw; ++cx) color::rgbaBlockToYuv420p(src, d, cx, cy, c);
+}
+
+void rgbaToRgb24Cpu(ConstRgbaView src, uint8_t* dst, size_t dstPitch) {
+  detail::checkToRgb24Args(src, dst, dstPitch, "rgbaToRgb24Cpu");
+#pragma omp parallel for schedule(static)
+  for (int y = 0; y < src.height; ++y) {
+    const uchar4* in = src.row(y);
+    uint8_t* out = dst + size_t(y) * dstPitch;
+    for (int x = 0; x < src.width; ++x) {
+      out[3 * x] = in[x].x;
+      out[3 * x + 1] = in[x].y;
+      out[3 * x + 2] = in[x].z;
+    }
+  }
 }
 
 }  // namespace vp

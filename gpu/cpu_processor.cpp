@@ -25,7 +25,7 @@ float msSince(Clock::time_point t0) {
 }
 
 struct CpuSlot {
-  HostImage output;
+  std::vector<uint8_t> rgb;  // packed RGB24, as the CUDA backend outputs
   OutputFrame out;
 };
 
@@ -48,22 +48,22 @@ class CpuProcessor final : public Processor {
     const int w = frame.layout.width, h = frame.layout.height;
     if (rgba_.width() != w || rgba_.height() != h) {
       rgba_ = HostImage(w, h);
+      processed_ = HostImage(w, h);
       blurScratch_ = std::make_unique<BoxBlurCpuScratch>(w, h);
     }
     CpuSlot& s = *free_.front();
-    if (s.output.width() != w || s.output.height() != h) s.output = HostImage(w, h);
+    s.rgb.resize(size_t(w) * h * 3);
     s.out = detail::outputFor(++nextTicket_, frame, params);
 
-    // Mode none converts straight into the slot; the others convert into scratch.
-    HostImage& converted = params.mode == Mode::None ? s.output : rgba_;
     auto t0 = Clock::now();
-    convertToRgbaCpu(planarView(frame.layout, frame.data), converted.view(), frame.color);
+    convertToRgbaCpu(planarView(frame.layout, frame.data), rgba_.view(), frame.color);
     s.out.times.convertMs = msSince(t0);
     t0 = Clock::now();
+    const HostImage* result = &processed_;
     if (params.mode == Mode::Kmeans) {
       bool reinit = false;
       KmeansParams kp = schedule_.next(params.kmeans, params.warmStart, reinit);
-      kmeansCpu(rgba_.view(), s.output.view(), nullptr, state_, kp);
+      kmeansCpu(rgba_.view(), processed_.view(), nullptr, state_, kp);
       s.out.times.kmeansMs = msSince(t0);
       s.out.params.kmeans = kp;
       s.out.kmeansReinit = reinit;
@@ -71,11 +71,14 @@ class CpuProcessor final : public Processor {
       s.out.kmeansCost = state_.cost;
       schedule_.observe(state_.cost, int64_t(w) * h, reinit);
     } else if (params.mode == Mode::Blur) {
-      boxBlurCpu(rgba_.view(), s.output.view(), params.blur, *blurScratch_);
+      boxBlurCpu(rgba_.view(), processed_.view(), params.blur, *blurScratch_);
       s.out.times.blurMs = msSince(t0);
+    } else {
+      result = &rgba_;
     }
-    s.out.rgba = s.output.data();
-    s.out.pitch = s.output.pitch();
+    s.out.pitch = size_t(w) * 3;
+    rgbaToRgb24Cpu(result->view(), s.rgb.data(), s.out.pitch);
+    s.out.rgb = s.rgb.data();
     free_.pop_front();
     busy_.push_back(&s);
     return s.out.ticket;
@@ -93,7 +96,8 @@ class CpuProcessor final : public Processor {
   std::vector<CpuSlot> slots_;
   std::deque<CpuSlot*> free_;
   std::deque<CpuSlot*> busy_;
-  HostImage rgba_;  // converted frame, input of K-means / blur
+  HostImage rgba_;       // converted frame, input of K-means / blur
+  HostImage processed_;  // their output, packed into the slot
   std::unique_ptr<BoxBlurCpuScratch> blurScratch_;  // sized with the frame
   KmeansState state_{};
   KmeansSchedule schedule_;

@@ -2,7 +2,7 @@
 // buffers, so slot i+1 uploads while slot i computes and slot i-1 downloads.
 //
 // Per frame, in the slot's stream: H2D native planes -> convert to RGBA ->
-// K-means | blur -> D2H RGBA, each stage bracketed by events. K-means warm start
+// K-means | blur -> pack to RGB24 -> D2H, each stage bracketed by events. K-means warm start
 // chains frames: only the K-means stage of frame n waits (cudaStreamWaitEvent) on
 // frame n-1's "centres ready" event; uploads and downloads still overlap. Stage
 // times are read only from slots whose last event has completed: no device-wide sync.
@@ -41,7 +41,8 @@ struct Slot {
   DeviceBuffer input;        // native planes, same layout as the host frame
   DeviceImage rgba;          // converted frame
   DeviceImage processed;     // K-means / blur output
-  PinnedBuffer output;       // RGBA for the caller, tightly packed
+  DeviceBuffer packed;       // the result as tightly packed RGB24
+  PinnedBuffer output;       // its copy for the caller
   DeviceBuffer kmeansState;      // KmeansState of this slot's latest K-means frame
   PinnedBuffer kmeansStateHost;  // its copy for the caller (iterations, cost)
   std::unique_ptr<BoxBlurWorkspace> blur;
@@ -138,7 +139,8 @@ class CudaProcessor final : public Processor {
       s->input = DeviceBuffer(layout.bytes);
       s->rgba = DeviceImage(w, h);
       s->processed = DeviceImage(w, h);
-      s->output = PinnedBuffer(size_t(w) * h * sizeof(uchar4));
+      s->packed = DeviceBuffer(size_t(w) * h * 3);
+      s->output = PinnedBuffer(size_t(w) * h * 3);
       s->kmeansState = DeviceBuffer(kStateBytes);
       s->kmeansStateHost = PinnedBuffer(kStateBytes);
       s->blur = std::make_unique<BoxBlurWorkspace>(w, h);
@@ -155,8 +157,8 @@ class CudaProcessor final : public Processor {
     cudaStream_t st = s.stream;
     const int w = layout_.width, h = layout_.height;
     s.out = detail::outputFor(++nextTicket_, frame, params);
-    s.out.pitch = size_t(w) * sizeof(uchar4);
-    s.out.rgba = s.output.as<uchar4>();
+    s.out.pitch = size_t(w) * 3;
+    s.out.rgb = s.output.as<uint8_t>();
     s.ranKmeans = params.mode == Mode::Kmeans;
     s.ranBlur = params.mode == Mode::Blur;
 
@@ -188,9 +190,9 @@ class CudaProcessor final : public Processor {
       boxBlurGpu(s.rgba.view(), s.processed.view(), params.blur, *s.blur, st);
       result = &s.processed;
     }
+    rgbaToRgb24Gpu(result->view(), s.packed.as<uint8_t>(), s.out.pitch, st);
     s.processed_.record(st);
-    VP_CUDA_CHECK(cudaMemcpy2DAsync(s.output.get(), s.out.pitch, result->view().data, result->pitch(), s.out.pitch,
-                                    size_t(h), cudaMemcpyDeviceToHost, st));
+    VP_CUDA_CHECK(cudaMemcpyAsync(s.output.get(), s.packed.get(), s.out.pitch * size_t(h), cudaMemcpyDeviceToHost, st));
     s.downloaded.record(st);
   }
 

@@ -49,20 +49,20 @@ struct OutputDeleter {
 
 }  // namespace
 
-// One queued frame: RGBA rows copied by write(), consumed by the encoder thread.
+// One queued frame: RGB24 rows copied by write(), consumed by the encoder thread.
 // Rows are padded and one spare row follows: swscale reads a little past the
 // right edge (odd widths, SIMD), which must stay inside the buffer.
 struct Slot {
-  std::vector<uint8_t> rgba;  // `stride` bytes per row, height + 1 rows
+  std::vector<uint8_t> rgb;  // `stride` bytes per row, height + 1 rows
   size_t stride = 0;          // bytes between rows
   int width = 0;
   int height = 0;
   int64_t ptsUs = 0;
 
   void shape(int w, int h) {
-    stride = (size_t(w) * 4 + 63) / 64 * 64;
+    stride = (size_t(w) * 3 + 63) / 64 * 64;
     const size_t bytes = stride * size_t(h + 1);
-    if (rgba.size() < bytes) rgba.resize(bytes);  // only when a larger size arrives
+    if (rgb.size() < bytes) rgb.resize(bytes);  // only when a larger size arrives
     width = w;
     height = h;
   }
@@ -153,7 +153,7 @@ void EncoderSink::Impl::openEncoder(const AVCodec* codec) {
   if (name == "ffv1")
     pix = AV_PIX_FMT_BGR0;  // lossless RGB: no YUV round trip
   else if (name == "rawvideo")
-    pix = AV_PIX_FMT_RGBA;
+    pix = AV_PIX_FMT_RGB24;
   else if (codec->pix_fmts)
     pix = avcodec_find_best_pix_fmt_of_list(codec->pix_fmts, AV_PIX_FMT_YUV420P, 0, nullptr);
   else
@@ -257,9 +257,9 @@ void EncoderSink::Impl::run() {
 void EncoderSink::Impl::encode(const Slot& s) {
   AVCodecContext* c = enc.get();
   if (!sws || s.width != swsWidth || s.height != swsHeight) {
-    sws.reset(sws_getContext(s.width, s.height, AV_PIX_FMT_RGBA, c->width, c->height, c->pix_fmt,
+    sws.reset(sws_getContext(s.width, s.height, AV_PIX_FMT_RGB24, c->width, c->height, c->pix_fmt,
                              SWS_BICUBIC | SWS_ACCURATE_RND, nullptr, nullptr, nullptr));
-    if (!sws) fail("cannot convert RGBA frames for the encoder");
+    if (!sws) fail("cannot convert RGB frames for the encoder");
     const int* bt709 = sws_getCoefficients(SWS_CS_ITU709);
     sws_setColorspaceDetails(sws.get(), bt709, 1, bt709, c->color_range == AVCOL_RANGE_JPEG ? 1 : 0, 0, 1 << 16,
                              1 << 16);
@@ -268,7 +268,7 @@ void EncoderSink::Impl::encode(const Slot& s) {
   }
   int r = av_frame_make_writable(frame.get());  // the encoder may still hold the previous one
   if (r < 0) fail("out of memory (" + av::errorText(r) + ")");
-  const uint8_t* src[4] = {s.rgba.data()};
+  const uint8_t* src[4] = {s.rgb.data()};
   const int srcStride[4] = {int(s.stride)};
   sws_scale(sws.get(), src, srcStride, 0, s.height, frame->data, frame->linesize);
 
@@ -326,10 +326,10 @@ EncoderSink::~EncoderSink() {
   }
 }
 
-void EncoderSink::write(const uint8_t* rgba, size_t pitch, int width, int height, int64_t ptsUs) {
+void EncoderSink::write(const uint8_t* rgb, size_t pitch, int width, int height, int64_t ptsUs) {
   Impl& m = *impl_;
   if (m.finished) throw EncoderError("'" + m.opt.path + "': write after finish");
-  if (!rgba || width <= 0 || height <= 0 || pitch < size_t(width) * 4)
+  if (!rgb || width <= 0 || height <= 0 || pitch < size_t(width) * 3)
     throw std::invalid_argument("EncoderSink::write: bad frame");
   int index;
   {
@@ -341,7 +341,7 @@ void EncoderSink::write(const uint8_t* rgba, size_t pitch, int width, int height
   Slot& s = m.slots[size_t(index)];  // ours until queued: the thread reads only queued slots
   s.shape(width, height);
   for (int y = 0; y < height; ++y)
-    std::memcpy(s.rgba.data() + s.stride * size_t(y), rgba + pitch * size_t(y), size_t(width) * 4);
+    std::memcpy(s.rgb.data() + s.stride * size_t(y), rgb + pitch * size_t(y), size_t(width) * 3);
   s.ptsUs = ptsUs;
   {
     std::lock_guard<std::mutex> lock(m.mutex);

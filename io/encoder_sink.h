@@ -1,7 +1,7 @@
-// Encodes the processed RGBA frames into a video file, on its own thread.
+// Encodes the processed RGB24 frames into a video file, on its own thread.
 //
 // write() copies the frame into one of a few preallocated slots and returns;
-// the encoder thread converts (swscale: RGBA -> the encoder's format, scaling
+// the encoder thread converts (swscale: RGB24 -> the encoder's format, scaling
 // frames of another size to the first size), encodes and muxes. The output is
 // written under a temporary name in the same folder ("out.mp4.part") and
 // renamed by finish(), so an existing file is never half-overwritten and an
@@ -25,7 +25,7 @@ class EncoderError : public std::runtime_error {
 struct EncoderOptions {
   std::string path;                 // output file; the container follows the extension
   std::string codec;                // "" = by extension: libx264 (.mp4 .mkv .mov .m4v), mpeg4 (.avi), ffv1 (.nut);
-                                    // "ffv1" = lossless RGB (bgr0), "rawvideo" = RGBA as is, or any encoder name
+                                    // "ffv1" = lossless RGB (bgr0), "rawvideo" = RGB24 as is, or any encoder name
   bool overwrite = false;           // replace an existing file (-y)
   int width = 0;                    // encoded size, pixels (> 0); 4:2:0 codecs round odd sizes down to even
   int height = 0;
@@ -47,10 +47,10 @@ class EncoderSink {
   EncoderSink(const EncoderSink&) = delete;
   EncoderSink& operator=(const EncoderSink&) = delete;
 
-  // Queues one RGBA frame (`pitch` bytes between rows) shown at `ptsUs`
+  // Queues one packed RGB24 frame (`pitch` bytes between rows) shown at `ptsUs`
   // (microseconds; made strictly increasing). Blocks only while the queue is
   // full. Throws EncoderError if encoding has failed, or after finish().
-  void write(const uint8_t* rgba, size_t pitch, int width, int height, int64_t ptsUs);
+  void write(const uint8_t* rgb, size_t pitch, int width, int height, int64_t ptsUs);
   // Encodes what is queued, flushes the encoder, writes the trailer and renames
   // the temporary file to the final path. Safe to call twice; throws EncoderError.
   void finish();

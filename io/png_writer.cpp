@@ -10,9 +10,9 @@
 
 namespace vp {
 
-void writePng(const std::string& path, const uint8_t* rgba, size_t pitch, int width, int height) {
+void writePng(const std::string& path, const uint8_t* rgb, size_t pitch, int width, int height) {
   auto fail = [&](const std::string& reason) { throw std::runtime_error("cannot write '" + path + "': " + reason); };
-  if (!rgba || width <= 0 || height <= 0 || pitch < size_t(width) * 4) fail("empty or malformed image");
+  if (!rgb || width <= 0 || height <= 0 || pitch < size_t(width) * 3) fail("empty or malformed image");
   av::initLibav();
   const AVCodec* codec = avcodec_find_encoder(AV_CODEC_ID_PNG);
   if (!codec) fail("no PNG encoder in this libavcodec");
@@ -20,17 +20,17 @@ void writePng(const std::string& path, const uint8_t* rgba, size_t pitch, int wi
   if (!ctx) throw std::bad_alloc();
   ctx->width = width;
   ctx->height = height;
-  ctx->pix_fmt = AV_PIX_FMT_RGBA;
+  ctx->pix_fmt = AV_PIX_FMT_RGB24;
   ctx->time_base = {1, 1};
   int r = avcodec_open2(ctx.get(), codec, nullptr);
   if (r < 0) fail("cannot open the PNG encoder (" + av::errorText(r) + ")");
 
   // The encoder reads the caller's rows in place: no copy.
   av::FramePtr frame = av::makeFrame();
-  frame->format = AV_PIX_FMT_RGBA;
+  frame->format = AV_PIX_FMT_RGB24;
   frame->width = width;
   frame->height = height;
-  frame->data[0] = const_cast<uint8_t*>(rgba);
+  frame->data[0] = const_cast<uint8_t*>(rgb);
   frame->linesize[0] = int(pitch);
   frame->pts = 0;
   av::PacketPtr packet = av::makePacket();

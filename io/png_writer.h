@@ -1,4 +1,4 @@
-// Screenshots: one RGBA frame to a PNG file through libavcodec's png encoder.
+// Screenshots: one RGB24 frame (as the processors output) to a PNG file through libavcodec's png encoder.
 #pragma once
 
 #include <cstddef>
@@ -7,9 +7,9 @@
 
 namespace vp {
 
-// Writes `width` x `height` RGBA pixels (`pitch` bytes between rows) to `path`
+// Writes `width` x `height` packed RGB24 pixels (`pitch` bytes between rows) to `path`
 // (replacing it). Throws std::runtime_error with a one-line message naming the
 // file on failure. Reading back: openSource({path}) decodes it (image2).
-void writePng(const std::string& path, const uint8_t* rgba, size_t pitch, int width, int height);
+void writePng(const std::string& path, const uint8_t* rgb, size_t pitch, int width, int height);
 
 }  // namespace vp

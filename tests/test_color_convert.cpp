@@ -394,6 +394,53 @@ TEST_P(ColorConvertGpuToYuv420p, MatchesCpuTwinExactly) {
 }
 INSTANTIATE_TEST_SUITE_P(Sizes, ColorConvertGpuToYuv420p, ::testing::ValuesIn(kGpuSizes), sizeName);
 
+// ---- RGBA -> packed RGB24 (the processors' output) ---------------------------------------
+
+TEST(ColorConvertCpu, Rgb24PackingDropsAlphaOnly) {
+  for (const auto& [w, h] : {std::pair{1, 1}, std::pair{7, 3}, std::pair{64, 2}}) {
+    const HostImage img = test::makeRandom(w, h, 77 + uint64_t(w));
+    const size_t pitch = size_t(w) * 3 + 5;  // padding untouched
+    std::vector<uint8_t> out(pitch * h, test::kPoison);
+    rgbaToRgb24Cpu(img.view(), out.data(), pitch);
+    const std::vector<uint8_t> want = test::packRgb(img);
+    for (int y = 0; y < h; ++y) {
+      EXPECT_EQ(std::memcmp(&out[pitch * y], &want[size_t(w) * 3 * y], size_t(w) * 3), 0) << "row " << y;
+      for (size_t i = size_t(w) * 3; i < pitch; ++i) EXPECT_EQ(out[pitch * y + i], test::kPoison);
+    }
+  }
+}
+
+class ColorConvertGpuToRgb24 : public ::testing::TestWithParam<Size> {};
+
+TEST_P(ColorConvertGpuToRgb24, MatchesCpuTwinExactly) {
+  VP_REQUIRE_GPU();
+  const Size s = GetParam();
+  Stream stream;
+  const HostImage img = test::makeRandom(s.w, s.h, 5000 + uint64_t(s.w));
+  DeviceImage in(s.w, s.h), wider(s.w + 1, s.h);
+  test::upload(img, in);
+  const ConstRgbaView shifted{wider.view().data + 1, wider.pitch(), s.w, s.h};  // not 16-byte aligned
+  VP_CUDA_CHECK(cudaMemcpy2D(wider.view().data + 1, shifted.pitch, img.data(), img.pitch(), img.pitch(), s.h,
+                             cudaMemcpyHostToDevice));
+  // Tight (aligned rows only when w % 4 == 0), 4-aligned padded, and odd padded pitches.
+  for (size_t pitch : {size_t(s.w) * 3, (size_t(s.w) * 3 + 7) / 4 * 4 + 4, size_t(s.w) * 3 + 1})
+    for (const ConstRgbaView& src : {ConstRgbaView(in.view()), shifted}) {
+      SCOPED_TRACE(std::to_string(s.w) + "x" + std::to_string(s.h) + " pitch " + std::to_string(pitch) +
+                   (src.data == shifted.data ? " unaligned source" : ""));
+      std::vector<uint8_t> want(pitch * s.h, test::kPoison);
+      rgbaToRgb24Cpu(img.view(), want.data(), pitch);
+      DeviceBuffer dev(want.size());
+      VP_CUDA_CHECK(cudaMemset(dev.get(), test::kPoison, want.size()));
+      VP_CUDA_CHECK(cudaDeviceSynchronize());  // legacy-stream memset vs the non-blocking stream below
+      rgbaToRgb24Gpu(src, dev.as<uint8_t>(), pitch, stream);
+      stream.synchronize();
+      std::vector<uint8_t> got(want.size());
+      VP_CUDA_CHECK(cudaMemcpy(got.data(), dev.get(), got.size(), cudaMemcpyDeviceToHost));
+      EXPECT_EQ(got, want);
+    }
+}
+INSTANTIATE_TEST_SUITE_P(Sizes, ColorConvertGpuToRgb24, ::testing::ValuesIn(kGpuSizes), sizeName);
+
 // ---- argument checks (they precede any CUDA call: no device needed) --------------------
 
 TEST(ColorConvert, RejectsBadArguments) {
@@ -429,6 +476,18 @@ TEST(ColorConvert, RejectsBadArguments) {
   badInv(out.view(), frameLayout(PixelFormat::Yuv420p, 8, 4), nullptr);        // null destination
   badInv(ConstRgbaView{nullptr, out.pitch(), 8, 4}, frameLayout(PixelFormat::Yuv420p, 8, 4), planes.data());
   EXPECT_NO_THROW(rgbaToYuv420pCpu(out.view(), frameLayout(PixelFormat::Yuv420p, 8, 4), planes.data(), cs));
+
+  std::vector<uint8_t> rgb(8 * 4 * 3);
+  const auto badPack = [&](ConstRgbaView s, uint8_t* d, size_t pitch) {
+    EXPECT_THROW(rgbaToRgb24Cpu(s, d, pitch), std::invalid_argument);
+    EXPECT_THROW(rgbaToRgb24Gpu(s, d, pitch, nullptr), std::invalid_argument);
+  };
+  badPack(out.view(), rgb.data(), 23);    // pitch below width * 3
+  badPack(out.view(), nullptr, 24);       // null destination
+  badPack(ConstRgbaView{nullptr, out.pitch(), 8, 4}, rgb.data(), 24);
+  badPack(ConstRgbaView{out.data(), 31, 8, 4}, rgb.data(), 24);  // source pitch below width * 4
+  badPack(ConstRgbaView{out.data(), out.pitch(), 0, 4}, rgb.data(), 24);
+  EXPECT_NO_THROW(rgbaToRgb24Cpu(out.view(), rgb.data(), 24));
   EXPECT_NO_THROW(convertToRgbaCpu(fr.view(), out.view(), cs));
 }
 

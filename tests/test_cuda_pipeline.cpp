@@ -27,7 +27,7 @@ std::vector<std::vector<uint8_t>> makeClipFrames(int w, int h, int n, const Fram
 }
 
 struct Result {
-  std::vector<uint8_t> rgba;
+  std::vector<uint8_t> rgb;
   int iterations;
   uint64_t cost;
   StageTimeline timeline;
@@ -40,10 +40,9 @@ std::vector<Result> runAll(Processor& p, const std::vector<std::vector<uint8_t>>
   auto take = [&](bool wait) {
     while (const OutputFrame* f = p.poll(wait)) {
       Result r;
-      r.rgba.resize(size_t(f->width) * f->height * 4);
-      for (int y = 0; y < f->height; ++y)
-        std::memcpy(&r.rgba[size_t(y) * f->width * 4], reinterpret_cast<const uint8_t*>(f->rgba) + y * f->pitch,
-                    size_t(f->width) * 4);
+      const size_t row = size_t(f->width) * 3;
+      r.rgb.resize(row * f->height);
+      for (int y = 0; y < f->height; ++y) std::memcpy(&r.rgb[row * y], f->rgb + y * f->pitch, row);
       r.iterations = f->kmeansIterations;
       r.cost = f->kmeansCost;
       r.timeline = f->timeline;
@@ -85,7 +84,7 @@ TEST_P(CudaPipeline, MatchesCpuBackendFrameByFrame) {
   ASSERT_EQ(a.size(), size_t(n));
   ASSERT_EQ(b.size(), size_t(n));
   for (int i = 0; i < n; ++i) {
-    EXPECT_EQ(a[i].rgba, b[i].rgba) << "frame " << i;
+    EXPECT_EQ(a[i].rgb, b[i].rgb) << "frame " << i;
     EXPECT_EQ(a[i].iterations, b[i].iterations) << "frame " << i;
     EXPECT_EQ(a[i].cost, b[i].cost) << "frame " << i;
   }

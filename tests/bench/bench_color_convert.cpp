@@ -97,6 +97,23 @@ BENCHMARK(BM_Rgba2Yuv420pGpu)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
+// The pipeline's output packing (RGBA -> RGB24 before the download).
+void BM_RgbaToRgb24Gpu(benchmark::State& state) {
+  if (skipWithoutGpu(state)) return;
+  const int w = int(state.range(0)), h = int(state.range(1));
+  const DeviceImage src = upload(makeNatural(w, h, 3));
+  DeviceBuffer dst(size_t(w) * h * 3);
+  Stream s;
+  timeCudaLoop(state, s, [&](cudaStream_t st) { rgbaToRgb24Gpu(src.view(), dst.as<uint8_t>(), size_t(w) * 3, st); });
+  state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(size_t(w) * h * 7));
+}
+BENCHMARK(BM_RgbaToRgb24Gpu)
+    ->ArgNames({"w", "h"})
+    ->Args({1920, 1080})
+    ->Args({3840, 2160})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
 void BM_ConvertToRgbaCpu(benchmark::State& state) {
   const int w = int(state.range(0)), h = int(state.range(1));
   const FrameLayout layout = frameLayout(PixelFormat::Yuv420p, w, h);

@@ -20,12 +20,13 @@ BENCHMARK(BM_DeviceCopy)->Arg(8)->Arg(1024)->UseManualTime()->Unit(benchmark::kM
 
 void BM_PinnedUpload(benchmark::State& state) {
   if (skipWithoutGpu(state)) return;
-  const size_t bytes = size_t(state.range(0)) * size_t(state.range(1)) * 4;  // RGBA frame
+  // A frame of `bpp` bytes per pixel: 4 = RGBA, 3 = the pipeline's RGB24 download.
+  const size_t bytes = size_t(state.range(0)) * size_t(state.range(1)) * size_t(state.range(2));
   PinnedBuffer h(bytes);
   DeviceBuffer d(bytes);
   std::memset(h.get(), 7, bytes);
   Stream s;
-  const bool up = state.range(2) != 0;
+  const bool up = state.range(3) != 0;
   timeCudaLoop(state, s, [&](cudaStream_t st) {
     if (up)
       VP_CUDA_CHECK(cudaMemcpyAsync(d.get(), h.get(), bytes, cudaMemcpyHostToDevice, st));
@@ -35,11 +36,9 @@ void BM_PinnedUpload(benchmark::State& state) {
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(bytes));
 }
 BENCHMARK(BM_PinnedUpload)
-    ->ArgNames({"w", "h", "h2d"})
-    ->Args({1920, 1080, 1})
-    ->Args({1920, 1080, 0})
-    ->Args({3840, 2160, 1})
-    ->Args({3840, 2160, 0})
+    ->ArgNames({"w", "h", "bpp", "h2d"})
+    ->ArgsProduct({{1920}, {1080}, {3, 4}, {1, 0}})
+    ->ArgsProduct({{3840}, {2160}, {3, 4}, {1, 0}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

@@ -32,11 +32,11 @@ class ScriptedDisplay final : public Display {
     return out;
   }
   bool applyUiAction(Action) override { return false; }
-  void present(const uint8_t* rgba, size_t pitch, int w, int h) override {
+  void present(const uint8_t* rgb, size_t pitch, int w, int h) override {
     width = w;
     height = h;
-    lastFrame.resize(size_t(w) * h * 4);
-    for (int y = 0; y < h; ++y) std::memcpy(&lastFrame[size_t(y) * w * 4], rgba + size_t(y) * pitch, size_t(w) * 4);
+    lastFrame.resize(size_t(w) * h * 3);
+    for (int y = 0; y < h; ++y) std::memcpy(&lastFrame[size_t(y) * w * 3], rgb + size_t(y) * pitch, size_t(w) * 3);
     ++presented;
   }
   void render(const HudData&) override { ++renders; }
@@ -90,11 +90,14 @@ TEST_F(PlayerFixture, ScreenshotIsTheProcessedFrame) {
   test::DecodedClip shot = test::decodeAll(pngs[0]);
   ASSERT_EQ(shot.frames.size(), 1u);
   const FrameLayout& l = shot.frames[0].info.layout;
-  ASSERT_EQ(l.format, PixelFormat::Rgba);
+  ASSERT_EQ(l.format, PixelFormat::Rgb24);
   ASSERT_EQ(l.width, display.width);
-  ASSERT_EQ(display.frameAtScreenshot.size(), size_t(l.width) * l.height * 4);
-  EXPECT_EQ(std::memcmp(shot.frames[0].data.data(), display.frameAtScreenshot.data(),
-                        display.frameAtScreenshot.size()), 0);
+  const size_t row = size_t(l.width) * 3;
+  ASSERT_EQ(display.frameAtScreenshot.size(), row * l.height);
+  for (int y = 0; y < l.height; ++y)
+    ASSERT_EQ(std::memcmp(shot.frames[0].data.data() + l.plane[0].offset + l.plane[0].pitch * y,
+                          &display.frameAtScreenshot[row * y], row), 0)
+        << "row " << y;
 }
 
 TEST_F(PlayerFixture, PlaysToTheEndAndPausesAndSteps) {

@@ -56,6 +56,17 @@ HostImage makeNatural(int width, int height, uint64_t seed, float phase) {
   return img;
 }
 
+std::vector<uint8_t> packRgb(const HostImage& image) {
+  std::vector<uint8_t> out;
+  out.reserve(size_t(image.width()) * image.height() * 3);
+  for (int y = 0; y < image.height(); ++y)
+    for (int x = 0; x < image.width(); ++x) {
+      const uchar4 p = image.at(x, y);
+      out.insert(out.end(), {p.x, p.y, p.z});
+    }
+  return out;
+}
+
 std::vector<uint8_t> randomBytes(size_t n, uint64_t seed) {
   std::vector<uint8_t> out(n);
   SplitMix64 rng(seed);

@@ -17,6 +17,8 @@ HostImage makeRandom(int width, int height, uint64_t seed);
 // like to K-means and blur. `phase` moves the content (consecutive frames of a clip).
 // Never all zeros; alpha 255.
 HostImage makeNatural(int width, int height, uint64_t seed, float phase = 0.f);
+// The image as packed RGB24 rows (alpha dropped), what the processors output.
+std::vector<uint8_t> packRgb(const HostImage& image);
 // Random bytes, usable as raw planes of any format.
 std::vector<uint8_t> randomBytes(size_t n, uint64_t seed);
 

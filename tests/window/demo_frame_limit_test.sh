@@ -4,7 +4,7 @@ set -euo pipefail
 demo=$1
 [[ -n "${DISPLAY:-}" ]] || { echo "FAIL: no DISPLAY (run through xvfb.sh)"; exit 1; }
 set +e
-log=$(timeout 30 "$demo" --frames 30 --pitch-pad 3 2>&1)  # odd pitch: row-by-row upload
+log=$(timeout 30 "$demo" --frames 30 --pitch-pad 4 2>&1)  # pitch not a whole pixel: row-by-row upload
 rc=$?
 set -e
 echo "$log"

@@ -19,18 +19,18 @@ namespace {
 using Rgb = std::array<uint8_t, 3>;
 constexpr Rgb kRed{255, 0, 0}, kGreen{0, 255, 0}, kBlue{0, 0, 255}, kWhite{255, 255, 255};
 constexpr Rgb kBlack{0, 0, 0};
-constexpr uint8_t kPoison[4] = {255, 0, 255, 255};  // magenta row padding
+constexpr uint8_t kPoison[3] = {255, 0, 255};  // magenta row padding
 
 // A frame of four uniform quadrants (red, green / blue, white) with poisoned row padding.
 std::vector<uint8_t> quadrants(int w, int h, size_t pitch, Rgb tl = kRed, Rgb tr = kGreen, Rgb bl = kBlue,
                                Rgb br = kWhite) {
   std::vector<uint8_t> buf(pitch * static_cast<size_t>(h));
   for (int y = 0; y < h; ++y) {
-    for (size_t i = 0; i < pitch; ++i) buf[y * pitch + i] = kPoison[i % 4];
+    for (size_t i = 0; i < pitch; ++i) buf[y * pitch + i] = kPoison[i % 3];
     for (int x = 0; x < w; ++x) {
       const Rgb& c = y < h / 2 ? (x < w / 2 ? tl : tr) : (x < w / 2 ? bl : br);
-      uint8_t* p = &buf[y * pitch + static_cast<size_t>(x) * 4];
-      p[0] = c[0], p[1] = c[1], p[2] = c[2], p[3] = 255;
+      uint8_t* p = &buf[y * pitch + static_cast<size_t>(x) * 3];
+      p[0] = c[0], p[1] = c[1], p[2] = c[2];
     }
   }
   return buf;
@@ -90,7 +90,7 @@ TEST_F(WindowGl, BlackBeforeTheFirstFrame) {
 }
 
 TEST_F(WindowGl, PitchedUploadFillsTheView) {
-  const size_t pitch = 160 * 4 + 32;  // whole pixels of padding: GL_UNPACK_ROW_LENGTH path
+  const size_t pitch = 160 * 3 + 33;  // whole pixels of padding: GL_UNPACK_ROW_LENGTH path
   const auto frame = quadrants(160, 120, pitch);
   window->uploadFrame(frame.data(), pitch, 160, 120);
   drawAndRead();
@@ -106,7 +106,7 @@ TEST_F(WindowGl, PitchedUploadFillsTheView) {
 }
 
 TEST_F(WindowGl, OddPitchUploadsRowByRow) {
-  const size_t pitch = 160 * 4 + 3;  // not whole pixels: packed row by row
+  const size_t pitch = 160 * 3 + 2;  // not whole pixels: packed row by row
   const auto frame = quadrants(160, 120, pitch);
   window->uploadFrame(frame.data(), pitch, 160, 120);
   drawAndRead();
@@ -119,8 +119,8 @@ TEST_F(WindowGl, OddPitchUploadsRowByRow) {
 
 TEST_F(WindowGl, LetterboxBarsAreBlack) {
   // 8:3 frame in a 4:3 view: 320x120 picture, 60-pixel bars above and below.
-  const auto wide = quadrants(160, 60, 160 * 4);
-  window->uploadFrame(wide.data(), 160 * 4, 160, 60);
+  const auto wide = quadrants(160, 60, 160 * 3);
+  window->uploadFrame(wide.data(), 160 * 3, 160, 60);
   drawAndRead();
   EXPECT_EQ(at(160, 10), kBlack);
   EXPECT_EQ(at(160, 55), kBlack);
@@ -130,8 +130,8 @@ TEST_F(WindowGl, LetterboxBarsAreBlack) {
   EXPECT_EQ(at(240, 150), kWhite);
 
   // 1:2 frame: 120x240 picture, 100-pixel bars left and right.
-  const auto tall = quadrants(60, 120, 60 * 4);
-  window->uploadFrame(tall.data(), 60 * 4, 60, 120);
+  const auto tall = quadrants(60, 120, 60 * 3);
+  window->uploadFrame(tall.data(), 60 * 3, 60, 120);
   drawAndRead();
   EXPECT_EQ(at(50, 120), kBlack);
   EXPECT_EQ(at(270, 120), kBlack);
@@ -140,17 +140,17 @@ TEST_F(WindowGl, LetterboxBarsAreBlack) {
 }
 
 TEST_F(WindowGl, SameSizeAndNewSizeUploadsReplaceThePicture) {
-  auto a = quadrants(160, 120, 160 * 4);
-  window->uploadFrame(a.data(), 160 * 4, 160, 120);
+  auto a = quadrants(160, 120, 160 * 3);
+  window->uploadFrame(a.data(), 160 * 3, 160, 120);
   drawAndRead();
   EXPECT_EQ(at(80, 60), kRed);
-  auto b = quadrants(160, 120, 160 * 4, kWhite, kBlue, kGreen, kRed);  // same size: sub-image
-  window->uploadFrame(b.data(), 160 * 4, 160, 120);
+  auto b = quadrants(160, 120, 160 * 3, kWhite, kBlue, kGreen, kRed);  // same size: sub-image
+  window->uploadFrame(b.data(), 160 * 3, 160, 120);
   drawAndRead();
   EXPECT_EQ(at(80, 60), kWhite);
   EXPECT_EQ(at(240, 180), kRed);
-  auto c = quadrants(64, 48, 64 * 4 + 8, kGreen, kGreen, kGreen, kGreen);  // new size
-  window->uploadFrame(c.data(), 64 * 4 + 8, 64, 48);
+  auto c = quadrants(64, 48, 64 * 3 + 9, kGreen, kGreen, kGreen, kGreen);  // new size
+  window->uploadFrame(c.data(), 64 * 3 + 9, 64, 48);
   drawAndRead();
   EXPECT_EQ(at(160, 120), kGreen);
   EXPECT_EQ(at(5, 5), kGreen);
@@ -158,15 +158,15 @@ TEST_F(WindowGl, SameSizeAndNewSizeUploadsReplaceThePicture) {
 }
 
 TEST_F(WindowGl, RejectsBadFrames) {
-  std::vector<uint8_t> buf(64 * 64 * 4);
-  EXPECT_THROW(window->uploadFrame(nullptr, 256, 64, 64), std::invalid_argument);
-  EXPECT_THROW(window->uploadFrame(buf.data(), 255, 64, 64), std::invalid_argument);
-  EXPECT_THROW(window->uploadFrame(buf.data(), 256, 0, 64), std::invalid_argument);
+  std::vector<uint8_t> buf(64 * 64 * 3);
+  EXPECT_THROW(window->uploadFrame(nullptr, 192, 64, 64), std::invalid_argument);
+  EXPECT_THROW(window->uploadFrame(buf.data(), 191, 64, 64), std::invalid_argument);
+  EXPECT_THROW(window->uploadFrame(buf.data(), 192, 0, 64), std::invalid_argument);
 }
 
 TEST_F(WindowGl, HudAndHelpDrawOverTheVideo) {
-  const auto frame = quadrants(160, 120, 160 * 4, kBlack, kBlack, kBlack, kBlack);
-  window->uploadFrame(frame.data(), 160 * 4, 160, 120);
+  const auto frame = quadrants(160, 120, 160 * 3, kBlack, kBlack, kBlack, kBlack);
+  window->uploadFrame(frame.data(), 160 * 3, 160, 120);
   HudData data;
   data.mode = "kmeans";
   data.k = 8;
@@ -245,8 +245,8 @@ TEST_F(WindowGl, RebindingReachesTheWindow) {
 // Only the state and that drawing goes on: Xvfb has no window manager to honour
 // _NET_WM_STATE_FULLSCREEN, so the X window keeps its size and there is nothing to compare.
 TEST_F(WindowGl, FullscreenToggles) {
-  const auto frame = quadrants(160, 120, 160 * 4);
-  window->uploadFrame(frame.data(), 160 * 4, 160, 120);
+  const auto frame = quadrants(160, 120, 160 * 3);
+  window->uploadFrame(frame.data(), 160 * 3, 160, 120);
   EXPECT_FALSE(window->fullscreen());
   EXPECT_TRUE(window->applyUiAction(Action::ToggleFullscreen));
   EXPECT_TRUE(window->fullscreen());

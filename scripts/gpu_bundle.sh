@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds the headless server binaries (no SDL2, libavdevice, libavfilter) and packs
+# them with the libraries the GPU machine lacks into OUT (default .gpu), binaries
+# xz-compressed so the four fit the 64 MiB the device tool carries:
+#   scripts/gpu_bundle.sh [OUT]
+#   (device, carry [OUT]) scripts/gpu_sweep.sh OUT build-server "$OUT"
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-.gpu}
+cd "$root"
+BUILD_DIR=$root/build-server VP_CMAKE_ARGS="-DVP_WITH_WINDOW=OFF -DVP_WITH_DEVICES=OFF" VP_CUDA_ARCHS=${VP_CUDA_ARCHS:-90} \
+  ./scripts/build.sh vidproc vp_tests vp_bench vp_make_clip
+../shared/tools/device-bundle.sh "$out" build-server/vidproc build-server/tests/vp_tests build-server/tests/vp_bench \
+  build-server/tests/vp_make_clip
+XZ_OPT=-T0 tar -C "$out" -cJf "$out/bin.tar.xz" bin
+rm -rf "$out/bin"
+du -sh "$out"

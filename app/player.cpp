@@ -83,6 +83,7 @@ int runPlayer(const Options& o, Display& display, const SignalWatcher& signals, 
   hud.queueCapacity = queue.capacity();
 
   std::unique_ptr<ControlChannel> control = openControlChannel(o.control);
+  if (!o.output.empty()) spdlog::warn("-o {}: files are written only with --headless; not in the window", o.output);
   PlaybackClock clock(o.sync && !sourceOptions.live);
   FrameLoop loop(*source, queue, *processor);
   PlayerState st;

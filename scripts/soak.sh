@@ -46,10 +46,12 @@ done
 # Hold a writer open for the whole run (fd 3): writes never block on a missing reader.
 exec 3<>"$fifo"
 
-gpu_mib() {  # this process's GPU memory in MiB, empty without nvidia-smi
+gpu_mib() {  # this process's GPU memory in MiB; empty without nvidia-smi
   command -v nvidia-smi >/dev/null 2>&1 || return 0
+  # In a container nvidia-smi may report host pids: then take the sum over all
+  # compute processes (the soak is meant to be the only one).
   nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits 2>/dev/null |
-    awk -F', *' -v p="$pid" '$1 == p { print $2 }'
+    awk -F', *' -v p="$pid" '{ all += $2 } $1 == p { mine = $2; found = 1 } END { if (NR) print found ? mine : all }'
 }
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" 2>/dev/null; }
 

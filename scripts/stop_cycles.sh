@@ -8,7 +8,7 @@
 #   eos               a short clip runs to its end; sometimes `quit` races it (exit 0)
 #   key               (--window only) the q key through xdotool (exit 0)
 # Every run must end within VP_STOP_TIMEOUT seconds (else: deadlock, failure). Half
-# of the runs encode to a file (ffv1 .mkv or H.264 .mp4), which must then decode
+# of the headless runs encode to a file (ffv1 .mkv or H.264 .mp4), which must then decode
 # with vidproc --decode-only to exactly the frames the run reported.
 #
 #   scripts/stop_cycles.sh [N=100] [--window]
@@ -63,7 +63,7 @@ for ((i = 0; i < n; i++)); do
   [[ $way == eos ]] && clip=$work/short.mp4 args=()
   ((window)) || args+=(--headless --no-progress)
   out=""
-  if ((RANDOM % 2)); then
+  if ((!window && RANDOM % 2)); then  # the window player writes no file
     out=$dir/out.$( ((RANDOM % 2)) && echo mkv || echo mp4)
     args+=(-o "$out" -y)
     [[ $out == *.mkv ]] && args+=(--codec ffv1)

@@ -23,7 +23,8 @@ out=${VP_SOAK_OUT:-$(mktemp -d /tmp/vp-soak.XXXXXX)}
 read -r cw ch cframes <<<"${VP_SOAK_CLIP:-1280 720 150}"
 slack_kb=${VP_SOAK_RSS_SLACK_KB:-32768}
 sample_s=5
-warmup_s=10  # allocations settle after the first frames of each mode
+warmup_s=10  # allocations settle after the first frames of each mode (short runs: half the run)
+((warmup_s > duration / 2)) && warmup_s=$((duration / 2))
 # shellcheck disable=SC2206
 run=(${VP_RUN:-})
 mkdir -p "$out"

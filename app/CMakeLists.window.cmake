@@ -47,6 +47,11 @@ set(VP_WINDOW_SHADERS_CPP ${CMAKE_CURRENT_BINARY_DIR}/vp_window_shaders.cpp)
 vp_embed_glsl(${VP_WINDOW_SHADERS_CPP}
               ${VP_WINDOW_ROOT}/shaders/video.vert ${VP_WINDOW_ROOT}/shaders/video.frag)
 
+if(NOT TARGET vp_actions)  # defined by app/CMakeLists.txt; here for a scratch project
+  add_library(vp_actions STATIC ${CMAKE_CURRENT_LIST_DIR}/actions.cpp)
+  target_include_directories(vp_actions PUBLIC ${VP_WINDOW_ROOT})
+endif()
+
 add_library(vp_window STATIC
             ${CMAKE_CURRENT_LIST_DIR}/window.cpp
             ${CMAKE_CURRENT_LIST_DIR}/gl_video.cpp
@@ -56,7 +61,7 @@ add_library(vp_window STATIC
 target_include_directories(vp_window PUBLIC ${VP_WINDOW_ROOT})
 # keymap.h exposes SDL keycodes; GL, ImGui and spdlog stay inside the .cpp files.
 target_link_libraries(vp_window
-                      PUBLIC PkgConfig::VP_SDL2
+                      PUBLIC PkgConfig::VP_SDL2 vp_actions
                       PRIVATE PkgConfig::VP_EPOXY PkgConfig::VP_IMGUI spdlog::spdlog)
 
 add_executable(vp_window_demo ${CMAKE_CURRENT_LIST_DIR}/window_demo.cpp)

@@ -1,6 +1,8 @@
 #include "app/controls.h"
 
 #include <algorithm>
+#include <ctime>
+#include <utility>
 
 namespace vp {
 namespace {
@@ -13,6 +15,26 @@ bool setClamped(int& value, int wanted, int lo, int hi) {
 }
 
 }  // namespace
+
+bool isParamAction(Action action) {
+  switch (action) {
+    case Action::KDec:
+    case Action::KInc:
+    case Action::RadiusDec:
+    case Action::RadiusInc:
+    case Action::ParamDec:
+    case Action::ParamInc:
+    case Action::CyclePasses:
+    case Action::CycleBorder:
+    case Action::CycleMode:
+    case Action::ModeKmeans:
+    case Action::ModeBlur:
+    case Action::ModeNone:
+      return true;
+    default:
+      return false;
+  }
+}
 
 bool applyParamAction(Action action, ProcessParams& p) {
   int& k = p.kmeans.k;
@@ -48,6 +70,15 @@ std::string describeParams(const ProcessParams& p) {
     case Mode::None: return "none (passthrough)";
   }
   return "";
+}
+
+std::string screenshotPath(const std::string& dir, int64_t index) {
+  char stamp[32];
+  const std::time_t t = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&t, &local);  // localtime() shares a static buffer between threads
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
+  return dir + "/vidproc-" + stamp + "-" + std::to_string(index) + ".png";
 }
 
 }  // namespace vp

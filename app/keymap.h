@@ -1,4 +1,4 @@
-// Key bindings: player actions, their config names, and the map from SDL key events to actions.
+// Key bindings: the map from SDL key events to player actions (app/actions.h).
 //
 // A binding is a KeyChord: one SDL keycode (the layout-dependent keysym, so "q" is the key that
 // types q on the user's layout) plus the exact set of Shift/Ctrl/Alt/GUI held. Chords are parsed
@@ -11,6 +11,8 @@
 // No SDL initialisation is needed for any of this.
 #pragma once
 
+#include "app/actions.h"
+
 #include <SDL_keyboard.h>
 
 #include <cstdint>
@@ -21,40 +23,6 @@
 #include <vector>
 
 namespace vp {
-
-enum class Action {
-  KDec,
-  KInc,
-  RadiusDec,
-  RadiusInc,
-  ParamDec,
-  ParamInc,
-  CyclePasses,
-  CycleBorder,
-  CycleMode,
-  ModeKmeans,
-  ModeBlur,
-  ModeNone,
-  TogglePause,
-  Step,
-  SeekBack5,
-  SeekFwd5,
-  SeekBack60,
-  SeekFwd60,
-  ToggleFullscreen,
-  Screenshot,
-  ToggleHud,
-  ShowHelp,
-  Quit,
-};
-inline constexpr int kActionCount = static_cast<int>(Action::Quit) + 1;
-
-// Config name of an action: "k_dec", "k_inc", ... "quit".
-const char* actionName(Action action);
-// One-line description for the help window ("K-means clusters +1").
-const char* actionDescription(Action action);
-// Inverse of actionName (case-insensitive, '-' accepted for '_'); nullopt when unknown.
-std::optional<Action> parseAction(std::string_view name);
 
 struct KeyChord {
   static constexpr uint8_t kShift = 1, kCtrl = 2, kAlt = 4, kGui = 8;

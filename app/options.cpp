@@ -16,6 +16,13 @@ constexpr const char* kFooter = R"(Keys (window): k/K clusters -/+, r/R radius -
 e border, m mode (1 kmeans, 2 blur, 3 none), space pause, . step, left/right seek 5 s,
 down/up seek 60 s, f fullscreen, s screenshot, h HUD, ? or F1 help, q/Esc quit.
 
+Control commands (--control FILE, one per line, applied between frames): mode kmeans|blur|none,
+k N, radius N, passes N, border zero|replicate|reflect|wrap, iterations N, pause, resume, step,
+seek S | seek +S | seek -S (seconds), screenshot [FILE], quit, or any key action name from the
+config's [keys] (k_inc, cycle_mode, ...). A bad line logs a warning and is ignored. A FIFO may
+be reopened by new writers; a regular file is followed like tail -f; the end of stdin ends the
+channel only. Processing goes on until the input ends, quit, or a signal.
+
 Exit codes: 0 success; 1 bad input, unwritable output, no CUDA device for --backend cuda,
 or a runtime failure; 2 bad command line or config file; 130 interrupted (SIGINT/SIGTERM;
 the output file is still finalised).
@@ -69,6 +76,9 @@ void buildCli(CLI::App& app, Options& o, EnumStrings& e) {
   app.add_flag("-y,--overwrite", o.overwrite, "Overwrite an existing output file");
   app.add_option("--stats-json", o.statsJson, "Write run statistics as JSON to FILE");
   app.add_flag("--no-progress", e.noProgress, "No progress bar");
+  app.add_option("--control", o.control,
+                 "Read commands from FILE while running: a FIFO, a file being appended to, or - (stdin); "
+                 "see Control commands below");
 
   app.add_flag("--no-vsync", e.noVsync, "Do not wait for the display's vertical sync");
   app.add_flag("--no-sync", e.noSync, "Present frames as fast as they come instead of by timestamp");

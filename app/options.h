@@ -47,6 +47,7 @@ struct Options {
   bool overwrite = false;     // -y
   std::string statsJson;      // --stats-json FILE
   bool progress = true;       // progress bar on a terminal (headless)
+  std::string control;        // --control FILE: command lines from a FIFO, a file or "-" (stdin)
 
   // window
   bool vsync = true;

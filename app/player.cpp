@@ -1,5 +1,6 @@
 #include "app/player.h"
 
+#include "app/control_channel.h"
 #include "app/controls.h"
 #include "app/frame_loop.h"
 #include "app/pacing.h"
@@ -11,7 +12,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <ctime>
 #include <thread>
 
 namespace vp {
@@ -42,13 +42,6 @@ class RateMeter {
   int64_t count_ = 0;
   int64_t start_ = 0;
 };
-
-std::string screenshotPath(const std::string& dir, int64_t index) {
-  char stamp[32];
-  const std::time_t t = std::time(nullptr);
-  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&t));
-  return dir + "/vidproc-" + stamp + "-" + std::to_string(index) + ".png";
-}
 
 // Everything one run of the player keeps between loop iterations.
 struct PlayerState {
@@ -90,6 +83,8 @@ int runPlayer(const Options& o, Display& display, const SignalWatcher& signals, 
   hud.durationS = double(info.durationUs) * 1e-6;
   hud.queueCapacity = queue.capacity();
 
+  std::unique_ptr<ControlChannel> control = openControlChannel(o.control);
+  if (!o.output.empty()) spdlog::warn("-o {}: files are written only with --headless; not in the window", o.output);
   PlaybackClock clock(o.sync && !sourceOptions.live);
   FrameLoop loop(*source, queue, *processor);
   PlayerState st;
@@ -98,47 +93,99 @@ int runPlayer(const Options& o, Display& display, const SignalWatcher& signals, 
   int64_t lastDecoded = 0, lastDecodeCheck = nowUs();
   source->start(queue);
 
+  auto togglePause = [&] {
+    st.paused = !st.paused;
+    clock.reanchor();
+    setStatus(hud, st.paused ? "paused" : "playing");
+  };
+  auto seekTo = [&](int64_t targetUs) {
+    const int64_t target = std::max<int64_t>(0, targetUs);
+    loop.settle();  // no upload may be reading a queue slot the seek flushes
+    if (!source->seek(target)) {
+      setStatus(hud, "this input cannot seek (live source)");
+      return;
+    }
+    st.discard = processor->inFlight();
+    clock.reanchor();
+    setStatus(hud, "seek to " + formatClock(double(target) * 1e-6));
+  };
+  auto screenshot = [&](const std::string& wanted) {
+    if (st.lastWidth == 0) {
+      setStatus(hud, "no frame to save yet");
+      return;
+    }
+    const std::string path = wanted.empty() ? screenshotPath(o.screenshotDir, ++st.screenshots) : wanted;
+    try {
+      writePng(path, st.lastFrame.data(), size_t(st.lastWidth) * 3, st.lastWidth, st.lastHeight);
+      setStatus(hud, "screenshot saved: " + path);
+    } catch (const std::exception& e) {
+      setStatus(hud, std::string("screenshot failed: ") + e.what());
+    }
+  };
   auto handle = [&](Action a) {
     switch (a) {
-      case Action::Quit: st.quit = true; break;
+      case Action::Quit:
+        st.quit = true;
+        break;
       case Action::TogglePause:
-        st.paused = !st.paused;
-        clock.reanchor();
-        setStatus(hud, st.paused ? "paused" : "playing");
+        togglePause();
         break;
       case Action::Step:
         if (st.paused) st.stepOnce = true;
         break;
-      case Action::SeekBack5: case Action::SeekFwd5: case Action::SeekBack60: case Action::SeekFwd60: {
-        const int64_t d = a == Action::SeekBack5 ? -5'000'000 : a == Action::SeekFwd5 ? 5'000'000
-                          : a == Action::SeekBack60 ? -60'000'000 : 60'000'000;
-        const int64_t target = std::max<int64_t>(0, st.positionUs + d);
-        loop.settle();  // no upload may be reading a queue slot the seek flushes
-        if (!source->seek(target)) {
-          setStatus(hud, "this input cannot seek (live source)");
-          break;
-        }
-        st.discard = processor->inFlight();
-        clock.reanchor();
-        setStatus(hud, "seek to " + formatClock(double(target) * 1e-6));
+      case Action::SeekBack5:
+        seekTo(st.positionUs - 5'000'000);
         break;
-      }
-      case Action::Screenshot: {
-        if (st.lastWidth == 0) {
-          setStatus(hud, "no frame to save yet");
-          break;
-        }
-        const std::string path = screenshotPath(o.screenshotDir, ++st.screenshots);
-        try {
-          writePng(path, st.lastFrame.data(), size_t(st.lastWidth) * 3, st.lastWidth, st.lastHeight);
-          setStatus(hud, "screenshot saved: " + path);
-        } catch (const std::exception& e) {
-          setStatus(hud, std::string("screenshot failed: ") + e.what());
-        }
+      case Action::SeekFwd5:
+        seekTo(st.positionUs + 5'000'000);
         break;
-      }
+      case Action::SeekBack60:
+        seekTo(st.positionUs - 60'000'000);
+        break;
+      case Action::SeekFwd60:
+        seekTo(st.positionUs + 60'000'000);
+        break;
+      case Action::Screenshot:
+        screenshot("");
+        break;
       default:
         if (applyParamAction(a, st.params)) setStatus(hud, describeParams(st.params));
+    }
+  };
+  // Control-channel commands, between frames like keys.
+  auto command = [&](const ControlCommand& c) {
+    if (isParamCommand(c) && c.kind != ControlKind::Key) {
+      if (applyControlParams(c, st.params)) setStatus(hud, describeParams(st.params));
+      return;
+    }
+    switch (c.kind) {
+      case ControlKind::Pause:
+        if (!st.paused) togglePause();
+        break;
+      case ControlKind::Resume:
+        if (st.paused) togglePause();
+        break;
+      case ControlKind::TogglePause:
+        togglePause();
+        break;
+      case ControlKind::Step:  // like mpv's frame-step: pause first if playing
+        if (!st.paused) togglePause();
+        st.stepOnce = true;
+        break;
+      case ControlKind::SeekTo:
+        seekTo(c.seekUs);
+        break;
+      case ControlKind::SeekBy:
+        seekTo(st.positionUs + c.seekUs);
+        break;
+      case ControlKind::Screenshot:
+        screenshot(c.path);
+        break;
+      case ControlKind::Quit:
+        st.quit = true;
+        break;
+      default:
+        if (!display.applyUiAction(c.action)) handle(c.action);
     }
   };
 
@@ -147,6 +194,8 @@ int runPlayer(const Options& o, Display& display, const SignalWatcher& signals, 
     if (signals.stopRequested()) break;
     for (Action a : display.pollEvents())
       if (!display.applyUiAction(a)) handle(a);
+    if (control)
+      for (const ControlCommand& c : control->take()) command(c);
     bool progressed = false;
     if (!st.paused || st.stepOnce) progressed |= loop.feed(st.params);
 
@@ -173,6 +222,7 @@ int runPlayer(const Options& o, Display& display, const SignalWatcher& signals, 
         for (int y = 0; y < out->height; ++y)
           std::memcpy(&st.lastFrame[row * size_t(y)], out->rgb + size_t(y) * out->pitch, row);
         stats.addFrame(*out);
+        stats.queueDepth.add(queue.size());
         const StageTimes& t = out->times;
         hud.stage(HudStage::Upload).record(std::max(0.f, t.uploadMs));
         hud.stage(HudStage::Convert).record(std::max(0.f, t.convertMs));
@@ -224,6 +274,11 @@ int runPlayer(const Options& o, Display& display, const SignalWatcher& signals, 
   stats.wallSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
   stats.framesIn = loop.framesIn();
   stats.droppedQueue = queue.dropped();
+  stats.queueCapacity = queue.capacity();
+  if (control) {
+    stats.controlCommands = control->accepted();
+    stats.controlRejected = control->rejected();
+  }
   stats.decodeErrors = source->stats().decodeErrors;
   const std::string fatal = source->fatalError();
   if (!fatal.empty()) {

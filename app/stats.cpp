@@ -62,6 +62,16 @@ std::string formatSummary(const RunStats& s) {
   out += line;
   std::snprintf(line, sizeof line, "rate       %.1f frames/s over %.2f s\n", s.fps(), s.wallSeconds);
   out += line;
+  if (s.queueDepth.count()) {
+    std::snprintf(line, sizeof line, "queue      depth mean %.2f, max %.0f of %d\n", s.queueDepth.meanMs(),
+                  s.queueDepth.maxMs(), s.queueCapacity);
+    out += line;
+  }
+  if (s.controlCommands || s.controlRejected) {
+    std::snprintf(line, sizeof line, "control    %lld commands, %lld ignored\n", (long long)s.controlCommands,
+                  (long long)s.controlRejected);
+    out += line;
+  }
   if (s.kmeansIterations.count())
     out += "k-means    " + std::to_string(s.kmeansIterations.count()) + " frames, mean iterations " +
            std::to_string(s.kmeansIterations.meanMs()).substr(0, 5) + "\n";
@@ -89,6 +99,11 @@ std::string statsJson(const RunStats& s) {
                  {"dropped_late", s.droppedLate},
                  {"dropped_queue", s.droppedQueue},
                  {"decode_errors", s.decodeErrors}};
+  j["queue"] = {{"capacity", s.queueCapacity},
+                {"depth_mean", s.queueDepth.meanMs()},
+                {"depth_max", s.queueDepth.maxMs()},
+                {"depth_last", s.queueDepth.lastMs()}};
+  j["control"] = {{"commands", s.controlCommands}, {"rejected", s.controlRejected}};
   j["fps"] = s.fps();
   j["wall_seconds"] = s.wallSeconds;
   nlohmann::json stages = nlohmann::json::object();

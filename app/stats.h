@@ -45,7 +45,11 @@ struct RunStats {
   int64_t decodeErrors = 0;
   double wallSeconds = 0;
   std::array<TimeStats, kStageCount> stages;
-  TimeStats kmeansIterations;  // iterations per K-means frame (as "ms" slots: plain numbers)
+  TimeStats kmeansIterations;   // iterations per K-means frame (as "ms" slots: plain numbers)
+  TimeStats queueDepth;         // decoded frames waiting, sampled at each processed frame (plain numbers)
+  int queueCapacity = 0;        // frames the decode queue holds
+  int64_t controlCommands = 0;  // --control: commands received
+  int64_t controlRejected = 0;  // --control: bad lines ignored
   std::string backend, device, input;
   ProcessParams finalParams;
 

@@ -129,7 +129,19 @@ TEST(Options, DefaultTomlMatchesBuiltInDefaults) {
   EXPECT_EQ(fromFile.sync, builtIn.sync);
   EXPECT_EQ(fromFile.screenshotDir, builtIn.screenshotDir);
   EXPECT_EQ(fromFile.logLevel, builtIn.logLevel);
+  EXPECT_EQ(fromFile.control, builtIn.control);
   EXPECT_FALSE(fromFile.keys.empty());
+}
+
+TEST(Options, ControlChannelFromCommandLineAndConfig) {
+  Options o;
+  int code = -1;
+  EXPECT_TRUE(o.control.empty());
+  ASSERT_TRUE(parse({"--control", "-"}, o, code));
+  EXPECT_EQ(o.control, "-");
+  Options fromConfig;
+  applyConfigText("control = \"/tmp/vidproc.ctl\"\n", fromConfig);
+  EXPECT_EQ(fromConfig.control, "/tmp/vidproc.ctl");
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 
@@ -75,6 +76,26 @@ TEST_F(PlayerFixture, KeysChangeParametersWithinBounds) {
   EXPECT_EQ(stats.finalParams.blur.border, BorderMode::Reflect);
   EXPECT_GE(display.presented, 8);
   EXPECT_LT(display.presented, 40);  // quit before the end
+}
+
+// The control channel reaches the window player too: commands apply between
+// frames, quit ends the looping input.
+TEST_F(PlayerFixture, ControlChannelCommandsApplyAndQuit) {
+  const std::string control = dir.file("ctl.txt");
+  std::ofstream(control) << "mode blur\nradius 9\nbogus\nk_inc\nborder wrap\nquit\n";
+  options.control = control;
+  options.loop = true;  // only quit can end it
+  options.process.kmeans.k = 8;
+  ScriptedDisplay display;
+  SignalWatcher signals;
+  RunStats stats;
+  EXPECT_EQ(runPlayer(options, display, signals, stats), kExitOk);
+  EXPECT_EQ(stats.finalParams.mode, Mode::Blur);
+  EXPECT_EQ(stats.finalParams.blur.radius, 9);
+  EXPECT_EQ(stats.finalParams.blur.border, BorderMode::Wrap);
+  EXPECT_EQ(stats.finalParams.kmeans.k, 9);
+  EXPECT_EQ(stats.controlCommands, 5);
+  EXPECT_EQ(stats.controlRejected, 1);
 }
 
 TEST_F(PlayerFixture, ScreenshotIsTheProcessedFrame) {

@@ -1,0 +1,227 @@
+// The control channel: command parsing and parameter changes (pure), and the
+// reader thread on a FIFO (writers come and go), a tailed file, bad lines and
+// overflow.
+#include "app/control.h"
+#include "app/control_channel.h"
+#include "support/clips.h"
+
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <stdexcept>
+#include <thread>
+
+namespace vp {
+namespace {
+
+ControlCommand parse(const std::string& line) {
+  auto c = parseControlCommand(line);
+  if (!c) throw std::logic_error("no command in '" + line + "'");
+  return *c;
+}
+
+TEST(ControlParse, ParameterCommands) {
+  ControlCommand c = parse("mode blur");
+  EXPECT_EQ(c.kind, ControlKind::SetMode);
+  EXPECT_EQ(Mode(c.value), Mode::Blur);
+  EXPECT_EQ(Mode(parse("  MODE   None ").value), Mode::None);
+  c = parse("k 12");
+  EXPECT_EQ(c.kind, ControlKind::SetK);
+  EXPECT_EQ(c.value, 12);
+  EXPECT_EQ(parse("clusters 3").kind, ControlKind::SetK);
+  c = parse("radius 0");
+  EXPECT_EQ(c.kind, ControlKind::SetRadius);
+  EXPECT_EQ(c.value, 0);
+  EXPECT_EQ(parse("passes 3").value, 3);
+  c = parse("border wrap");
+  EXPECT_EQ(c.kind, ControlKind::SetBorder);
+  EXPECT_EQ(BorderMode(c.value), BorderMode::Wrap);
+  c = parse("iterations 1000\r");
+  EXPECT_EQ(c.kind, ControlKind::SetIterations);
+  EXPECT_EQ(c.value, 1000);
+  EXPECT_EQ(c.text, "iterations 1000");
+}
+
+TEST(ControlParse, PlaybackCommands) {
+  EXPECT_EQ(parse("pause").kind, ControlKind::Pause);
+  EXPECT_EQ(parse("resume").kind, ControlKind::Resume);
+  EXPECT_EQ(parse("step").kind, ControlKind::Step);
+  EXPECT_EQ(parse("quit").kind, ControlKind::Quit);
+  ControlCommand c = parse("seek 12.5");
+  EXPECT_EQ(c.kind, ControlKind::SeekTo);
+  EXPECT_EQ(c.seekUs, 12'500'000);
+  c = parse("seek +3");
+  EXPECT_EQ(c.kind, ControlKind::SeekBy);
+  EXPECT_EQ(c.seekUs, 3'000'000);
+  c = parse("seek -0.25");
+  EXPECT_EQ(c.kind, ControlKind::SeekBy);
+  EXPECT_EQ(c.seekUs, -250'000);
+  c = parse("screenshot");
+  EXPECT_EQ(c.kind, ControlKind::Screenshot);
+  EXPECT_TRUE(c.path.empty());
+  EXPECT_EQ(parse("screenshot /tmp/my shot.png ").path, "/tmp/my shot.png");
+}
+
+TEST(ControlParse, KeyActionsByConfigName) {
+  ControlCommand c = parse("k_inc");
+  EXPECT_EQ(c.kind, ControlKind::Key);
+  EXPECT_EQ(c.action, Action::KInc);
+  EXPECT_EQ(parse("toggle-hud").action, Action::ToggleHud);
+  EXPECT_EQ(parse("toggle_pause").kind, ControlKind::TogglePause);
+  c = parse("seek_back_60");
+  EXPECT_EQ(c.kind, ControlKind::SeekBy);
+  EXPECT_EQ(c.seekUs, -60'000'000);
+  EXPECT_EQ(parse("seek_fwd_5").seekUs, 5'000'000);
+}
+
+TEST(ControlParse, BlankLinesAndComments) {
+  EXPECT_FALSE(parseControlCommand(""));
+  EXPECT_FALSE(parseControlCommand("   \t"));
+  EXPECT_FALSE(parseControlCommand("# k 4"));
+}
+
+TEST(ControlParse, BadLinesSayWhy) {
+  for (const char* bad : {"k",          "k 0",      "k 33",
+                          "k 4x",       "k 4 5",    "k -1",
+                          "radius 101", "passes 0", "iterations 1001",
+                          "mode fast",  "mode",     "border mirror",
+                          "seek",       "seek x",   "seek +",
+                          "seek 1e99",  "seek nan", "pause now",
+                          "quit 1",     "warp 9",   "k_inc 2",
+                          "\x01\x02"}) {
+    EXPECT_THROW(parseControlCommand(bad), std::invalid_argument) << bad;
+  }
+  try {
+    parseControlCommand("k 40");
+    FAIL() << "accepted k 40";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "k must be 1..32");
+  }
+  try {
+    parseControlCommand("frobnicate 1");
+    FAIL() << "accepted frobnicate";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "unknown command 'frobnicate'");
+  }
+}
+
+TEST(ControlParams, SetAndKeyCommandsChangeParams) {
+  ProcessParams p;
+  p.kmeans.k = 8;
+  EXPECT_TRUE(applyControlParams(parse("k 5"), p));
+  EXPECT_EQ(p.kmeans.k, 5);
+  EXPECT_FALSE(applyControlParams(parse("k 5"), p));  // no change
+  EXPECT_TRUE(applyControlParams(parse("mode blur"), p));
+  EXPECT_TRUE(applyControlParams(parse("radius 17"), p));
+  EXPECT_TRUE(applyControlParams(parse("passes 2"), p));
+  EXPECT_TRUE(applyControlParams(parse("border zero"), p));
+  EXPECT_TRUE(applyControlParams(parse("iterations 3"), p));
+  EXPECT_TRUE(applyControlParams(parse("param_inc"), p));  // blur mode: radius + 1
+  EXPECT_EQ(p.mode, Mode::Blur);
+  EXPECT_EQ(p.blur.radius, 18);
+  EXPECT_EQ(p.blur.passes, 2);
+  EXPECT_EQ(p.blur.border, BorderMode::Zero);
+  EXPECT_EQ(p.kmeans.maxIterations, 3);
+  for (const char* line : {"mode none", "k 9", "radius 1", "k_dec", "cycle_mode", "mode_blur"})
+    EXPECT_TRUE(isParamCommand(parse(line))) << line;
+  for (const char* line :
+       {"pause", "step", "seek 1", "screenshot", "quit", "toggle_hud", "toggle_fullscreen"}) {
+    EXPECT_FALSE(isParamCommand(parse(line))) << line;
+    ProcessParams before = p;
+    EXPECT_FALSE(applyControlParams(parse(line), p)) << line;
+    EXPECT_EQ(p.kmeans.k, before.kmeans.k);
+  }
+}
+
+// Waits up to 5 s for `n` commands in total from the channel.
+std::vector<ControlCommand> takeN(ControlChannel& ch, size_t n) {
+  std::vector<ControlCommand> got;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (got.size() < n && std::chrono::steady_clock::now() < deadline) {
+    ch.waitFor(std::chrono::milliseconds(50));
+    for (ControlCommand& c : ch.take()) got.push_back(std::move(c));
+  }
+  return got;
+}
+
+void writeTo(const std::string& path, const std::string& text, int flags) {
+  const int fd = ::open(path.c_str(), flags | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0) << path;
+  ASSERT_EQ(::write(fd, text.data(), text.size()), ssize_t(text.size()));
+  ::close(fd);
+}
+
+TEST(ControlChannel, FifoWritersMayComeAndGo) {
+  test::TempDir dir;
+  const std::string fifo = dir.file("ctl");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  ControlChannel ch(fifo);
+  writeTo(fifo, "k 4\nmode bl", O_WRONLY);  // the writer closes mid-line
+  writeTo(fifo, "ur\n", O_WRONLY);          // a new writer finishes it: no EOF in between
+  writeTo(fifo, "bogus\n\n# comment\nquit\n", O_WRONLY);
+  std::vector<ControlCommand> got = takeN(ch, 3);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[0].kind, ControlKind::SetK);
+  EXPECT_EQ(got[1].text, "mode blur");
+  EXPECT_EQ(got[2].kind, ControlKind::Quit);
+  EXPECT_EQ(ch.accepted(), 3);
+  EXPECT_EQ(ch.rejected(), 1);
+}
+
+TEST(ControlChannel, RegularFileIsTailed) {
+  test::TempDir dir;
+  const std::string file = dir.file("ctl.txt");
+  writeTo(file, "radius 9\n", O_WRONLY | O_CREAT | O_TRUNC);
+  ControlChannel ch(file);
+  ASSERT_EQ(takeN(ch, 1).size(), 1u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));  // the reader is at the end now
+  writeTo(file, "pause\nresume\n", O_WRONLY | O_APPEND);
+  std::vector<ControlCommand> got = takeN(ch, 2);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].kind, ControlKind::Pause);
+  EXPECT_EQ(got[1].kind, ControlKind::Resume);
+}
+
+TEST(ControlChannel, OverlongLineAndOverflowAreDropped) {
+  test::TempDir dir;
+  const std::string file = dir.file("ctl.txt");
+  std::string text = std::string(ControlChannel::kMaxLine + 10, 'k') + "\nk 3\n";
+  for (size_t i = 0; i < ControlChannel::kMaxQueued + 20; ++i) text += "step\n";
+  writeTo(file, text, O_WRONLY | O_CREAT | O_TRUNC);
+  ControlChannel ch(file);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (ch.accepted() + ch.rejected() < int64_t(ControlChannel::kMaxQueued) + 22 &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::vector<ControlCommand> got = ch.take();
+  ASSERT_EQ(got.size(), ControlChannel::kMaxQueued);
+  EXPECT_EQ(got[0].kind, ControlKind::SetK);
+  EXPECT_EQ(ch.rejected(), 1 + 21);  // the long line, then the steps that did not fit
+}
+
+TEST(ControlChannel, MissingFileIsAClearError) {
+  try {
+    ControlChannel ch("/nonexistent/vidproc.ctl");
+    FAIL() << "opened a missing file";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/vidproc.ctl"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(openControlChannel(""), nullptr);
+}
+
+TEST(ControlChannel, DestructorEndsABlockedReader) {
+  test::TempDir dir;
+  const std::string fifo = dir.file("ctl");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  { ControlChannel ch(fifo); }  // the reader waits in poll() with no writer at all
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+}
+
+}  // namespace
+}  // namespace vp

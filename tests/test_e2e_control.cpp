@@ -1,0 +1,211 @@
+// The real vidproc binary driven through its control channel (--control FIFO):
+// parameters changed mid-run show in the frames and in --stats-json, bad lines are
+// ignored with a warning, pause idles the process, quit and signals end it cleanly.
+// The binary is $VP_VIDPROC (a command, e.g. ".gpu/run build/vidproc") or the one
+// built beside this test; VP_E2E_BACKEND picks the backend (cpu).
+#include "support/clips.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace vp {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+std::string vidproc() {
+  const char* env = std::getenv("VP_VIDPROC");
+  return env && *env ? env : VP_VIDPROC_PATH;
+}
+
+std::string backend() {
+  const char* env = std::getenv("VP_E2E_BACKEND");
+  return env && *env ? env : "cpu";
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// vidproc running in the background with its control channel: a FIFO, or with
+// `preload` a regular file holding those lines before vidproc starts (then
+// followed like tail -f). Killed if still alive when destroyed.
+class Running {
+ public:
+  Running(const test::TempDir& dir, const std::string& args, const std::string& preload = "")
+      : log_(dir.file("vidproc.log")), regular_(!preload.empty()) {
+    fifo_ = dir.file("ctl");
+    if (regular_)
+      std::ofstream(fifo_) << preload;
+    else if (::mkfifo(fifo_.c_str(), 0600) != 0)
+      throw std::runtime_error("mkfifo failed");
+    // exec: a wrapper that execs too ($VP_VIDPROC) keeps this pid for the real process.
+    const std::string cmd = "exec " + vidproc() + " --headless --no-progress --backend " + backend() +
+                            " --control '" + fifo_ + "' " + args + " >'" + log_ + "' 2>&1";
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+  }
+  ~Running() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+
+  // Writes lines into the FIFO (waits up to 10 s for vidproc to open it).
+  ::testing::AssertionResult send(const std::string& lines) {
+    const auto deadline = Clock::now() + 10s;
+    int fd = -1;
+    const int flags = regular_ ? O_WRONLY | O_APPEND : O_WRONLY | O_NONBLOCK;
+    while ((fd = ::open(fifo_.c_str(), flags | O_CLOEXEC)) < 0 && Clock::now() < deadline)
+      std::this_thread::sleep_for(20ms);  // ENXIO until vidproc has opened its end
+    if (fd < 0) return ::testing::AssertionFailure() << "vidproc never opened the FIFO; log:\n" << log();
+    const bool ok = ::write(fd, lines.data(), lines.size()) == ssize_t(lines.size());
+    ::close(fd);
+    return ok ? ::testing::AssertionSuccess() : ::testing::AssertionFailure() << "write failed";
+  }
+
+  // Exit code, or -1 if still running after `timeout` (then killed).
+  int wait(std::chrono::milliseconds timeout) {
+    const auto deadline = Clock::now() + timeout;
+    int status = 0;
+    while (::waitpid(pid_, &status, WNOHANG) == 0) {
+      if (Clock::now() > deadline) return -1;
+      std::this_thread::sleep_for(10ms);
+    }
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+
+  // CPU seconds (user + system) the process has used so far.
+  double cpuSeconds() const {
+    std::istringstream stat(readFile("/proc/" + std::to_string(pid_) + "/stat"));
+    std::string field;
+    double ticks = 0;
+    for (int i = 1; i <= 15 && stat >> field; ++i)
+      if (i == 14 || i == 15) ticks += std::stod(field);  // utime, stime (after "(comm)" without blanks)
+    return ticks / double(::sysconf(_SC_CLK_TCK));
+  }
+
+  pid_t pid() const { return pid_; }
+  std::string log() const { return readFile(log_); }
+
+ private:
+  std::string fifo_, log_;
+  bool regular_;
+  pid_t pid_ = -1;
+};
+
+bool waitForFile(const std::string& path, std::chrono::milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  while (Clock::now() < deadline) {
+    std::error_code ec;
+    if (std::filesystem::file_size(path, ec) > 0 && !ec) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return false;
+}
+
+struct E2EControl : ::testing::Test {
+  test::TempDir dir;
+  std::string clip;
+  void SetUp() override {
+    test::ClipSpec spec;
+    spec.width = 96;
+    spec.height = 64;
+    spec.frames = 30;
+    spec.codec = "ffv1";
+    clip = test::makeClip(dir.file("in.mkv"), spec);
+  }
+};
+
+TEST_F(E2EControl, ParametersChangeMidRunThenQuit) {
+  const std::string stats = dir.file("stats.json"), out = dir.file("out.mkv");
+  Running vp(dir, "'" + clip + "' --loop --codec ffv1 -o '" + out + "' --stats-json '" + stats + "'");
+  // First a K-means frame, then blur from the next command on; each screenshot is
+  // the next frame processed, so it shows what the parameters did.
+  ASSERT_TRUE(vp.send("screenshot " + dir.file("kmeans.png") + "\n"));
+  ASSERT_TRUE(waitForFile(dir.file("kmeans.png"), 20s)) << vp.log();
+  ASSERT_TRUE(vp.send("mode blur\nradius 7\nfrobnicate 3\npasses 2\nk 99\nborder reflect\nk 5\n"));
+  ASSERT_TRUE(vp.send("screenshot " + dir.file("blur.png") + "\n"));
+  ASSERT_TRUE(waitForFile(dir.file("blur.png"), 20s)) << vp.log();
+  ASSERT_TRUE(vp.send("quit\n"));
+  ASSERT_EQ(vp.wait(20s), 0) << vp.log();
+
+  const std::string log = vp.log();
+  EXPECT_NE(log.find("control: ignoring 'frobnicate 3': unknown command 'frobnicate'"), std::string::npos)
+      << log;
+  EXPECT_NE(log.find("control: ignoring 'k 99': k must be 1..32"), std::string::npos) << log;
+  const nlohmann::json j = nlohmann::json::parse(readFile(stats));
+  EXPECT_EQ(j["params"]["mode"], "blur");
+  EXPECT_EQ(j["params"]["k"], 5);
+  EXPECT_EQ(j["params"]["radius"], 7);
+  EXPECT_EQ(j["params"]["passes"], 2);
+  EXPECT_EQ(j["params"]["border"], "reflect");
+  EXPECT_EQ(j["control"]["commands"], 8);
+  EXPECT_EQ(j["control"]["rejected"], 2);
+  EXPECT_GT(j["frames"]["processed"].get<int64_t>(), 0);
+  EXPECT_LE(j["queue"]["depth_max"].get<double>(), j["queue"]["capacity"].get<double>());
+  EXPECT_NE(readFile(dir.file("kmeans.png")), readFile(dir.file("blur.png")));
+  EXPECT_EQ(int64_t(test::decodeAll(out, false).frames.size()), j["frames"]["processed"].get<int64_t>());
+}
+
+TEST_F(E2EControl, PauseIdlesAndSignalsStillEndIt) {
+  Running vp(dir, "'" + clip + "' --loop");
+  ASSERT_TRUE(vp.send("screenshot " + dir.file("a.png") + "\n"));
+  ASSERT_TRUE(waitForFile(dir.file("a.png"), 20s)) << vp.log();
+  ASSERT_TRUE(vp.send("pause\n"));
+  std::this_thread::sleep_for(300ms);  // in-flight frames drain
+  const double cpu0 = vp.cpuSeconds();
+  std::this_thread::sleep_for(1s);
+  const double used = vp.cpuSeconds() - cpu0;
+  EXPECT_LT(used, 0.1) << "paused vidproc used " << used << " s of CPU in 1 s";
+  ::kill(vp.pid(), SIGTERM);
+  EXPECT_EQ(vp.wait(5s), 130) << vp.log();
+}
+
+TEST_F(E2EControl, StepSeekAndResumeWhilePaused) {
+  const std::string stats = dir.file("stats.json");
+  // A regular file read from its start: paused before the short clip can end.
+  Running vp(dir, "'" + clip + "' --stats-json '" + stats + "'",
+             "pause\nstep\nstep\nseek 0.2\nseek -5\nscreenshot " + dir.file("s.png") + "\nstep\n");
+  ASSERT_TRUE(waitForFile(dir.file("s.png"), 20s)) << vp.log();
+  ASSERT_TRUE(vp.send("resume\n"));  // then plays to the end of the clip by itself
+  ASSERT_EQ(vp.wait(30s), 0) << vp.log();
+  EXPECT_NE(vp.log().find("control: seek to 0.200 s"), std::string::npos) << vp.log();
+  const nlohmann::json j = nlohmann::json::parse(readFile(stats));
+  EXPECT_GE(j["frames"]["processed"].get<int64_t>(), 30);  // seeking back replays frames
+}
+
+TEST_F(E2EControl, MissingControlFileIsAnError) {
+  const std::string cmd = vidproc() + " --headless --no-progress --backend " + backend() + " '" + clip +
+                          "' --control " + dir.file("none/ctl") + " >" + dir.file("log") + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_NE(readFile(dir.file("log")).find("cannot open control file"), std::string::npos)
+      << readFile(dir.file("log"));
+}
+
+}  // namespace
+}  // namespace vp

@@ -8,6 +8,8 @@
 // the end-of-stream wait via cond_, libav's I/O via the interrupt callback.
 #include "io/ffmpeg_source.h"
 
+#include "io/rotate.h"
+
 extern "C" {
 #include <libavutil/pixdesc.h>
 }
@@ -177,13 +179,20 @@ void FfmpegSource::emitFrame(const AVFrame& f) {
 
   FrameLayout layout;
   ColorSpace color;
-  writer_.plan(f, layout, color);
+  writer_.plan(f, layout, color, rotation_ != 0);
+  const FrameLayout shown = rotation_ ? rotatedLayout(layout, rotation_) : layout;
   HostFrame* out = queue_->peekWritable();
   if (!out || seekPending_) return;  // aborted, or a seek arrived while waiting for room
-  out->reserve(layout.bytes);
-  writer_.write(f, layout, out->data());
+  out->reserve(shown.bytes);
+  if (rotation_) {
+    if (unrotated_.size() < layout.bytes) unrotated_.resize(layout.bytes);
+    writer_.write(f, layout, unrotated_.data());
+    rotateFrame(layout, unrotated_.data(), rotation_, out->data());
+  } else {
+    writer_.write(f, layout, out->data());
+  }
   out->info = FrameInfo{};
-  out->info.layout = layout;
+  out->info.layout = shown;
   out->info.color = color;
   out->info.ptsUs = ptsUs;
   out->info.durationUs = durationUs;
@@ -194,10 +203,10 @@ void FfmpegSource::emitFrame(const AVFrame& f) {
   countFrame();
 
   const char* name = av_get_pix_fmt_name(AVPixelFormat(f.format));
-  if ((name && lastFormatName_ != name) || f.width != info_.width || f.height != info_.height) {
+  if ((name && lastFormatName_ != name) || shown.width != info_.width || shown.height != info_.height) {
     std::lock_guard<std::mutex> lock(mutex_);
-    info_.width = f.width;
-    info_.height = f.height;
+    info_.width = shown.width;
+    info_.height = shown.height;
     if (name) info_.pixelFormat = lastFormatName_ = name;
   }
 }

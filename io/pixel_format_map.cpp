@@ -64,15 +64,21 @@ ColorSpace frameColorSpace(const AVFrame& f, const NativeFormat& native) {
   return c;
 }
 
-void FrameWriter::plan(const AVFrame& f, FrameLayout& layout, ColorSpace& color) {
+void FrameWriter::plan(const AVFrame& f, FrameLayout& layout, ColorSpace& color, bool forRotation) {
   const auto src = AVPixelFormat(f.format);
   NativeFormat native;
-  if (!nativeFormat(src, native)) {
-    const AVPixelFormat dst = conversionTarget(src);
-    nativeFormat(dst, native);
+  const bool direct = nativeFormat(src, native);
+  AVPixelFormat target = direct ? src : conversionTarget(src);
+  if (forRotation && (target == AV_PIX_FMT_YUV422P || target == AV_PIX_FMT_YUVJ422P || target == AV_PIX_FMT_YUYV422))
+    target = AV_PIX_FMT_YUV444P;
+  target_ = target == src ? AV_PIX_FMT_NONE : target;
+  if (target_ != AV_PIX_FMT_NONE) {
+    const bool full = native.fullRange;
+    nativeFormat(target_, native);
+    native.fullRange = full;  // yuvj422p turned into yuv444p stays full range
     if (loggedFrom_ != src) {
       const char* from = av_get_pix_fmt_name(src);
-      spdlog::info("converting {} to {} on the CPU", from ? from : "?", av_get_pix_fmt_name(dst));
+      spdlog::info("converting {} to {} on the CPU", from ? from : "?", av_get_pix_fmt_name(target_));
       loggedFrom_ = src;
     }
   }
@@ -83,7 +89,7 @@ void FrameWriter::plan(const AVFrame& f, FrameLayout& layout, ColorSpace& color)
 void FrameWriter::write(const AVFrame& f, const FrameLayout& layout, uint8_t* dst) {
   const auto src = AVPixelFormat(f.format);
   NativeFormat native;
-  if (nativeFormat(src, native)) {
+  if (target_ == AV_PIX_FMT_NONE && nativeFormat(src, native)) {
     for (int p = 0; p < layout.planes; ++p) {
       const PlaneLayout& pl = layout.plane[p];
       for (int y = 0; y < pl.rows; ++y) {
@@ -96,12 +102,12 @@ void FrameWriter::write(const AVFrame& f, const FrameLayout& layout, uint8_t* ds
     }
     return;
   }
-  const AVPixelFormat target = conversionTarget(src);
+  const AVPixelFormat target = target_ != AV_PIX_FMT_NONE ? target_ : conversionTarget(src);
   const int full = f.color_range == AVCOL_RANGE_JPEG || isJpegFormat(src) ? 1 : 0;
   sws_.reset(sws_getCachedContext(sws_.release(), f.width, f.height, src, f.width, f.height, target,
                                   SWS_BICUBIC | SWS_ACCURATE_RND, nullptr, nullptr, nullptr));
   if (!sws_) throw std::runtime_error(std::string("cannot convert ") + av_get_pix_fmt_name(src));
-  const SwsKey key{int(src), f.width, f.height, full};
+  const SwsKey key{int(src), int(target), f.width, f.height, full};
   if (!(key == swsKey_)) {
     // Keep the range: a YUV -> YUV or gray -> gray conversion changes only bit depth
     // and chroma siting, so the frame's matrix and range still describe the result.

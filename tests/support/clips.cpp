@@ -5,6 +5,7 @@
 
 extern "C" {
 #include <libavutil/channel_layout.h>
+#include <libavutil/display.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
@@ -197,6 +198,11 @@ std::string makeClip(const std::string& path, const ClipSpec& spec) {
   check(avcodec_parameters_from_context(st->codecpar, enc.get()), "codec parameters");
   st->time_base = enc->time_base;
   st->avg_frame_rate = enc->framerate;
+  if (spec.rotation) {
+    auto* m = reinterpret_cast<int32_t*>(av_stream_new_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, 9 * sizeof(int32_t)));
+    if (!m) fail("display matrix");
+    av_display_rotation_set(m, spec.rotation);  // as ffmpeg reads it back from mp4/mov: a clockwise turn
+  }
   check(avio_open(&oc->pb, path.c_str(), AVIO_FLAG_WRITE), "cannot write '" + path + "'");
   check(avformat_write_header(oc.get(), nullptr), "header");
   for (int i = 0; i < spec.frames; ++i) {

@@ -60,6 +60,8 @@ struct ClipSpec {
   int gop = 0;                      // keyframe interval, 0 = the codec's default
   int crf = 12;                     // libx264 quality
   std::string preset = "ultrafast"; // libx264 preset (ultrafast: no B-frames)
+  int rotation = 0;                 // clockwise degrees a player turns the picture: a display
+                                    // matrix on the stream (.mp4/.mov keep it)
 };
 
 // Size of frame i (the changed size from changeAt on).

@@ -139,27 +139,7 @@ TEST_F(E2E, KmeansToLosslessFileEqualsCpuTwinWithWarmStarts) {
   }
 }
 
-TEST_F(E2E, OddFormatsAndSizesProcess) {
-  struct Case {
-    const char* pixFmt;
-    const char* codec;
-    int w, h;
-  } cases[] = {{"yuv420p10le", "ffv1", 33, 17}, {"gray", "ffv1", 1, 1},      {"yuyv422", "rawvideo", 31, 9},
-               {"rgb24", "rawvideo", 17, 5},        {"yuv444p", "ffv1", 2, 2}, {"nv12", "rawvideo", 20, 11}};
-  for (const Case& c : cases) {
-    test::ClipSpec spec;
-    spec.width = c.w;
-    spec.height = c.h;
-    spec.frames = 5;
-    spec.pixFmt = c.pixFmt;
-    spec.codec = c.codec;
-    const std::string in = clip(std::string(c.pixFmt) + ".nut", spec);
-    const std::string json = dir.file(std::string(c.pixFmt) + ".json");
-    RunResult r = runVidproc(quote(in) + " --mode blur -r 2 --stats-json " + quote(json));
-    ASSERT_EQ(r.exitCode, 0) << c.pixFmt << ": " << r.output;
-    EXPECT_EQ(readJson(json)["frames"]["processed"], 5) << c.pixFmt;
-  }
-}
+// Odd sizes and formats (1x1 ... 8K, 10-bit, gray, rotation ...): test_e2e_odd_inputs.cpp.
 
 TEST_F(E2E, ResolutionChangeMidStream) {
   test::ClipSpec spec;

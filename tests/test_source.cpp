@@ -142,6 +142,8 @@ INSTANTIATE_TEST_SUITE_P(
         FormatCase{"x264_yuv420p", "libx264", "yuv420p", "mp4", 64, 48, 30, PixelFormat::Yuv420p, kLim, "", 40, 2.0},
         FormatCase{"mjpeg_yuvj420p_odd", "mjpeg", "yuv420p", "avi", 33, 17, 25, PixelFormat::Yuv420p, kFull, "", 48,
                    2.5},
+        FormatCase{"mjpeg_yuvj422p_mkv", "mjpeg", "yuv422p", "mkv", 40, 30, 25, PixelFormat::Yuv422p, kFull, "", 48,
+                   2.5},
         FormatCase{"mpeg4_yuv420p", "mpeg4", "yuv420p", "avi", 64, 48, 25, PixelFormat::Yuv420p, kLim, "", 48,
                    2.5}),
     [](const ::testing::TestParamInfo<FormatCase>& i) { return std::string(i.param.name); });

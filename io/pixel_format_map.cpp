@@ -51,13 +51,14 @@ bool isJpegFormat(AVPixelFormat f) {
 
 ColorSpace frameColorSpace(const AVFrame& f, const NativeFormat& native) {
   ColorSpace c;
-  c.matrix = f.colorspace == AVCOL_SPC_BT709 ? ColorMatrix::Bt709 : ColorMatrix::Bt601;
+  c.matrix = enumValue(f.colorspace) == AVCOL_SPC_BT709 ? ColorMatrix::Bt709 : ColorMatrix::Bt601;
+  const int range = enumValue(f.color_range);
   const PixelFormat p = native.format;
   const bool rgb = p == PixelFormat::Rgb24 || p == PixelFormat::Bgr24 || p == PixelFormat::Rgba ||
                    p == PixelFormat::Bgra;
-  if (native.fullRange || isJpegFormat(AVPixelFormat(f.format)) || f.color_range == AVCOL_RANGE_JPEG || rgb)
+  if (native.fullRange || isJpegFormat(AVPixelFormat(f.format)) || range == AVCOL_RANGE_JPEG || rgb)
     c.range = ColorRange::Full;
-  else if (f.color_range == AVCOL_RANGE_MPEG)
+  else if (range == AVCOL_RANGE_MPEG)
     c.range = ColorRange::Limited;
   else  // unspecified: gray is full range (as swscale treats it), YUV limited
     c.range = p == PixelFormat::Gray ? ColorRange::Full : ColorRange::Limited;
@@ -103,7 +104,7 @@ void FrameWriter::write(const AVFrame& f, const FrameLayout& layout, uint8_t* ds
     return;
   }
   const AVPixelFormat target = target_ != AV_PIX_FMT_NONE ? target_ : conversionTarget(src);
-  const int full = f.color_range == AVCOL_RANGE_JPEG || isJpegFormat(src) ? 1 : 0;
+  const int full = enumValue(f.color_range) == AVCOL_RANGE_JPEG || isJpegFormat(src) ? 1 : 0;
   sws_.reset(sws_getCachedContext(sws_.release(), f.width, f.height, src, f.width, f.height, target,
                                   SWS_BICUBIC | SWS_ACCURATE_RND, nullptr, nullptr, nullptr));
   if (!sws_) throw std::runtime_error(std::string("cannot convert ") + av_get_pix_fmt_name(src));

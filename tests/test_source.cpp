@@ -1,5 +1,6 @@
 // FfmpegSource on clips encoded by the test itself: formats, timing, pixels,
 // size changes, loop, seek, stop, bad and damaged inputs.
+#include "io/pixel_format_map.h"
 #include "io/rotate.h"
 #include "io/source.h"
 #include "support/clips.h"
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <ostream>
 #include <thread>
@@ -444,6 +446,27 @@ TEST(Source, BitFlippedStreamsDecodeWithErrorsCounted) {
     EXPECT_GT(frames, 0);
     EXPECT_GT(errors, 0);
   }
+}
+
+// Fuzzing found a stream whose colour matrix code (126) is outside AVColorSpace:
+// such values read as unspecified (BT.601, limited range for YUV), never as
+// undefined behaviour (the asan preset's UBSan checks the enum loads).
+TEST(Source, OutOfRangeColourFieldsFromTheStreamAreUnspecified) {
+  av::FramePtr f = av::makeFrame();
+  f->format = AV_PIX_FMT_YUV420P;
+  const int matrix = 126, range = 77;
+  std::memcpy(&f->colorspace, &matrix, sizeof matrix);
+  std::memcpy(&f->color_range, &range, sizeof range);
+  av::NativeFormat native;
+  ASSERT_TRUE(av::nativeFormat(AV_PIX_FMT_YUV420P, native));
+  const ColorSpace c = av::frameColorSpace(*f, native);
+  EXPECT_EQ(c.matrix, ColorMatrix::Bt601);
+  EXPECT_EQ(c.range, ColorRange::Limited);
+  const int bt709 = AVCOL_SPC_BT709, full = AVCOL_RANGE_JPEG;
+  std::memcpy(&f->colorspace, &bt709, sizeof bt709);
+  std::memcpy(&f->color_range, &full, sizeof full);
+  EXPECT_EQ(av::frameColorSpace(*f, native).matrix, ColorMatrix::Bt709);
+  EXPECT_EQ(av::frameColorSpace(*f, native).range, ColorRange::Full);
 }
 
 // An input read from memory gives exactly what the same file gives.

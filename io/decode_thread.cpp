@@ -36,9 +36,10 @@ void FfmpegSource::run() {
 }
 
 void FfmpegSource::setFatal(const std::string& reason) {
-  spdlog::error("'{}': {}", options_.url, reason);
+  const std::string message = "'" + options_.url + "': " + reason;
+  spdlog::debug("{}", message);  // the caller reports fatalError()
   std::lock_guard<std::mutex> lock(mutex_);
-  if (fatal_.empty()) fatal_ = reason;
+  if (fatal_.empty()) fatal_ = message;
 }
 
 void FfmpegSource::decodeLoop() {
@@ -61,6 +62,12 @@ void FfmpegSource::decodeLoop() {
       if (options_.loop && info_.seekable && framesThisPass_ > 0) {
         restartLoop();
         continue;
+      }
+      // A stream that ends without a single frame is an error, not an empty success.
+      if (framesDecoded_ == 0 && !device_) {
+        const int64_t errors = decodeErrors_ + tap_.errors;
+        setFatal(errors > 0 ? "no frame could be decoded (" + std::to_string(errors) + " decode errors)"
+                            : "the video stream has no frames");
       }
       pushEndOfStream();
       if (!waitForSeekOrStop()) return;

@@ -75,7 +75,8 @@ class Source {
   // live/unseekable inputs.
   virtual bool seek(int64_t targetUs) = 0;
   virtual SourceStats stats() const = 0;
-  // Error that ended decoding early (empty if none): e.g. "device unplugged".
+  // Error that ended decoding (empty if none), one line naming the input, e.g.
+  // "'/dev/video0': device unplugged" or "'x.mkv': no frame could be decoded".
   virtual std::string fatalError() const = 0;
   // Serial of the latest seek request: a frame with an older serial was decoded
   // before that seek and is stale. Frames before any seek carry 0.

@@ -122,6 +122,12 @@ const BadCase kBadCases[] = {
        return s;
      },
      {"unsupported codec"}},
+    {"absurd_dimensions",  // a header claiming 12000x9000: refused before anything is allocated
+     [](const std::string& d) { return input(test::makeClaimedSize(d + "/huge.mkv", 12000, 9000)); },
+     {"frame too large: 12000x9000"}},
+    {"nothing_decodable",  // a sound header, then only junk packets
+     [](const std::string& d) { return input(test::makeClaimedSize(d + "/junk.mkv", 64, 48)); },
+     {"no frame could be decoded"}},
     {"absent_device",
      [](const std::string&) {
        return Invocation{{"--webcam", "/dev/video97"}, "/dev/video97"};

@@ -306,20 +306,17 @@ std::string makeAudioOnly(const std::string& path, double seconds) {
   return path;
 }
 
-std::string makeUndecodable(const std::string& path) {
-  av::initLibav();
+namespace {
+
+// Writes a Matroska file with one video stream of `codec` claiming width x height
+// and five packets of random bytes.
+void writeJunkStream(const std::string& path, AVCodecID codec, int width, int height) {
   OutputPtr oc = openOutput(path);
-  const AVCodecDescriptor* d = nullptr;
-  while ((d = avcodec_descriptor_next(d)))
-    if (d->type == AVMEDIA_TYPE_VIDEO && !avcodec_find_decoder(d->id) &&
-        avformat_query_codec(oc->oformat, d->id, FF_COMPLIANCE_NORMAL) == 1)
-      break;
-  if (!d) return "";
   AVStream* st = avformat_new_stream(oc.get(), nullptr);
   st->codecpar->codec_type = AVMEDIA_TYPE_VIDEO;
-  st->codecpar->codec_id = d->id;
-  st->codecpar->width = 64;
-  st->codecpar->height = 48;
+  st->codecpar->codec_id = codec;
+  st->codecpar->width = width;
+  st->codecpar->height = height;
   st->time_base = {1, 25};
   check(avio_open(&oc->pb, path.c_str(), AVIO_FLAG_WRITE), "cannot write '" + path + "'");
   check(avformat_write_header(oc.get(), nullptr), "header");
@@ -334,7 +331,27 @@ std::string makeUndecodable(const std::string& path) {
     check(av_interleaved_write_frame(oc.get(), pkt.get()), "mux");
   }
   check(av_write_trailer(oc.get()), "trailer");
+}
+
+}  // namespace
+
+std::string makeUndecodable(const std::string& path) {
+  av::initLibav();
+  OutputPtr probe = openOutput(path);
+  const AVCodecDescriptor* d = nullptr;
+  while ((d = avcodec_descriptor_next(d)))
+    if (d->type == AVMEDIA_TYPE_VIDEO && !avcodec_find_decoder(d->id) &&
+        avformat_query_codec(probe->oformat, d->id, FF_COMPLIANCE_NORMAL) == 1)
+      break;
+  if (!d) return "";
+  writeJunkStream(path, d->id, 64, 48);
   return d->name;
+}
+
+std::string makeClaimedSize(const std::string& path, int width, int height) {
+  av::initLibav();
+  writeJunkStream(path, AV_CODEC_ID_MJPEG, width, height);
+  return path;
 }
 
 DecodedClip decodeAll(const SourceOptions& options, bool keepPixels, int maxFrames, double timeoutS) {

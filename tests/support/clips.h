@@ -95,6 +95,10 @@ std::string makeAudioOnly(const std::string& path, double seconds = 0.5);
 // or "" when every codec Matroska holds is decodable here (nothing written).
 std::string makeUndecodable(const std::string& path);
 
+// A Matroska file whose MJPEG stream claims to be width x height, with a few
+// junk packets: a damaged or hostile header announcing an absurd picture size.
+std::string makeClaimedSize(const std::string& path, int width, int height);
+
 // Everything a source produced, read through openSource + a FrameQueue.
 struct DecodedFrame {
   FrameInfo info;

@@ -35,7 +35,9 @@ bool isCaptureFormat(const AVInputFormat* f) {
 
 // A memory input is self-contained: playlists and references inside it
 // (hls, concat, dash, mov external references ...) may not open files or URLs.
-int refuseNestedOpen(AVFormatContext*, AVIOContext**, const char*, int, AVDictionary**) { return AVERROR(EPERM); }
+int refuseNestedOpen(AVFormatContext*, AVIOContext**, const char*, int, AVDictionary**) {
+  return AVERROR(EPERM);
+}
 
 // The clockwise rotation (0, 90, 180, 270) that shows the stream upright, from
 // its display matrix; 0 without one or for angles off a quarter turn (logged).

@@ -62,7 +62,7 @@ class FfmpegSource final : public Source {
 
   const SourceOptions options_;
   av::LogTap tap_;       // counts libav's error messages from fmt_ and dec_; outlives both
-  av::AvioPtr memoryIo_; // options.memory's reader, fmt_->pb; outlives fmt_
+  av::AvioPtr memoryIo_;  // options.memory's reader, fmt_->pb; outlives fmt_
   av::InputPtr fmt_;
   av::CodecPtr dec_;
   int stream_ = -1;      // index of the video stream in fmt_

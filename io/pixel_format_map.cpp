@@ -70,7 +70,8 @@ void FrameWriter::plan(const AVFrame& f, FrameLayout& layout, ColorSpace& color,
   NativeFormat native;
   const bool direct = nativeFormat(src, native);
   AVPixelFormat target = direct ? src : conversionTarget(src);
-  if (forRotation && (target == AV_PIX_FMT_YUV422P || target == AV_PIX_FMT_YUVJ422P || target == AV_PIX_FMT_YUYV422))
+  if (forRotation &&
+      (target == AV_PIX_FMT_YUV422P || target == AV_PIX_FMT_YUVJ422P || target == AV_PIX_FMT_YUYV422))
     target = AV_PIX_FMT_YUV444P;
   target_ = target == src ? AV_PIX_FMT_NONE : target;
   if (target_ != AV_PIX_FMT_NONE) {

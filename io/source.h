@@ -34,7 +34,7 @@ struct SourceOptions {
   // Frames larger than this are refused ("frame too large") instead of
   // exhausting memory on a damaged or hostile header: 2 x 8K UHD by default.
   int64_t maxPixels = int64_t(7680) * 4320 * 2;
-  bool autorotate = true;          // turn frames upright as the stream's display matrix says
+  bool autorotate = true;  // turn frames upright as the stream's display matrix says
 };
 
 struct SourceInfo {

@@ -8,9 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -127,25 +127,32 @@ constexpr ColorRange kLim = ColorRange::Limited, kFull = ColorRange::Full;
 INSTANTIATE_TEST_SUITE_P(
     Clips, SourceFormats,
     ::testing::Values(
-        FormatCase{"ffv1_yuv420p", "ffv1", "yuv420p", "mkv", 64, 48, 25, PixelFormat::Yuv420p, kLim, "", 0, 0},
-        FormatCase{"ffv1_yuv420p_odd", "ffv1", "yuv420p", "nut", 33, 17, 30, PixelFormat::Yuv420p, kLim, "", 0, 0},
-        FormatCase{"ffv1_yuv422p", "ffv1", "yuv422p", "mkv", 64, 48, 25, PixelFormat::Yuv422p, kLim, "", 0, 0},
-        FormatCase{"ffv1_yuv444p", "ffv1", "yuv444p", "mkv", 33, 17, 25, PixelFormat::Yuv444p, kLim, "", 0, 0},
+        FormatCase{"ffv1_yuv420p", "ffv1", "yuv420p", "mkv", 64, 48, 25, PixelFormat::Yuv420p, kLim, "", 0,
+                   0},
+        FormatCase{"ffv1_yuv420p_odd", "ffv1", "yuv420p", "nut", 33, 17, 30, PixelFormat::Yuv420p, kLim, "",
+                   0, 0},
+        FormatCase{"ffv1_yuv422p", "ffv1", "yuv422p", "mkv", 64, 48, 25, PixelFormat::Yuv422p, kLim, "", 0,
+                   0},
+        FormatCase{"ffv1_yuv444p", "ffv1", "yuv444p", "mkv", 33, 17, 25, PixelFormat::Yuv444p, kLim, "", 0,
+                   0},
         FormatCase{"ffv1_gray", "ffv1", "gray", "mkv", 33, 17, 25, PixelFormat::Gray, kFull, "", 0, 0},
         FormatCase{"ffv1_yuv420p10le", "ffv1", "yuv420p10le", "mkv", 64, 48, 25, PixelFormat::Yuv420p, kLim,
                    "yuv420p", 2, 0.6},
-        FormatCase{"raw_yuyv422_odd", "rawvideo", "yuyv422", "nut", 33, 17, 30, PixelFormat::Yuyv422, kLim, "", 0, 0},
+        FormatCase{"raw_yuyv422_odd", "rawvideo", "yuyv422", "nut", 33, 17, 30, PixelFormat::Yuyv422, kLim,
+                   "", 0, 0},
         FormatCase{"raw_nv12", "rawvideo", "nv12", "nut", 64, 48, 30, PixelFormat::Nv12, kLim, "", 0, 0},
-        FormatCase{"raw_rgb24_odd", "rawvideo", "rgb24", "nut", 33, 17, 30, PixelFormat::Rgb24, kFull, "", 0, 0},
+        FormatCase{"raw_rgb24_odd", "rawvideo", "rgb24", "nut", 33, 17, 30, PixelFormat::Rgb24, kFull, "", 0,
+                   0},
         FormatCase{"raw_bgr24", "rawvideo", "bgr24", "nut", 64, 48, 30, PixelFormat::Bgr24, kFull, "", 0, 0},
         FormatCase{"raw_rgba", "rawvideo", "rgba", "nut", 64, 48, 30, PixelFormat::Rgba, kFull, "", 0, 0},
-        FormatCase{"raw_yuv420p_odd", "rawvideo", "yuv420p", "nut", 33, 17, 30, PixelFormat::Yuv420p, kLim, "", 0,
-                   0},
-        FormatCase{"x264_yuv420p", "libx264", "yuv420p", "mp4", 64, 48, 30, PixelFormat::Yuv420p, kLim, "", 40, 2.0},
-        FormatCase{"mjpeg_yuvj420p_odd", "mjpeg", "yuv420p", "avi", 33, 17, 25, PixelFormat::Yuv420p, kFull, "", 48,
-                   2.5},
-        FormatCase{"mjpeg_yuvj422p_mkv", "mjpeg", "yuv422p", "mkv", 40, 30, 25, PixelFormat::Yuv422p, kFull, "", 48,
-                   2.5},
+        FormatCase{"raw_yuv420p_odd", "rawvideo", "yuv420p", "nut", 33, 17, 30, PixelFormat::Yuv420p, kLim,
+                   "", 0, 0},
+        FormatCase{"x264_yuv420p", "libx264", "yuv420p", "mp4", 64, 48, 30, PixelFormat::Yuv420p, kLim, "",
+                   40, 2.0},
+        FormatCase{"mjpeg_yuvj420p_odd", "mjpeg", "yuv420p", "avi", 33, 17, 25, PixelFormat::Yuv420p, kFull,
+                   "", 48, 2.5},
+        FormatCase{"mjpeg_yuvj422p_mkv", "mjpeg", "yuv422p", "mkv", 40, 30, 25, PixelFormat::Yuv422p, kFull,
+                   "", 48, 2.5},
         FormatCase{"mpeg4_yuv420p", "mpeg4", "yuv420p", "avi", 64, 48, 25, PixelFormat::Yuv420p, kLim, "", 48,
                    2.5}),
     [](const ::testing::TestParamInfo<FormatCase>& i) { return std::string(i.param.name); });
@@ -516,7 +523,8 @@ TEST(Source, MemoryInputSeeks) {
   spec.gop = 10;
   SourceOptions mem;
   mem.url = "memory.mp4";
-  mem.memory = std::make_shared<const std::vector<uint8_t>>(test::readFileBytes(test::makeClip(dir.file("s.mp4"), spec)));
+  mem.memory = std::make_shared<const std::vector<uint8_t>>(
+      test::readFileBytes(test::makeClip(dir.file("s.mp4"), spec)));
   FrameQueue q(3, HostAllocator::plain());  // outlives src
   std::unique_ptr<Source> src = openSource(mem);
   src->start(q);
@@ -524,8 +532,10 @@ TEST(Source, MemoryInputSeeks) {
   const HostFrame* f = firstFresh(q, *src);
   ASSERT_NE(f, nullptr);
   EXPECT_NEAR(double(f->info.ptsUs), 800'000, 1.0);
-  EXPECT_LE(diff(std::vector<uint8_t>(f->data(), f->data() + f->info.layout.bytes), test::clipFrameRaw(spec, 20)).mean,
-            2.0);
+  EXPECT_LE(
+      diff(std::vector<uint8_t>(f->data(), f->data() + f->info.layout.bytes), test::clipFrameRaw(spec, 20))
+          .mean,
+      2.0);
   src->stop();
 }
 
@@ -574,7 +584,8 @@ TEST(Source, TooLargeFramesAreRefused) {
 
 // The planes of a tightly packed frame turned clockwise, sample by sample: the
 // reference for autorotation (bytes = bytes per sample of each plane).
-std::vector<uint8_t> turned(const FrameLayout& l, const std::vector<uint8_t>& data, int degrees, const int bytes[3]) {
+std::vector<uint8_t> turned(const FrameLayout& l, const std::vector<uint8_t>& data, int degrees,
+                            const int bytes[3]) {
   const bool quarter = degrees % 180 != 0;
   const FrameLayout r = frameLayout(l.format, quarter ? l.height : l.width, quarter ? l.width : l.height);
   std::vector<uint8_t> out(r.bytes);
@@ -690,8 +701,8 @@ TEST(Rotate, EveryRotatableLayoutAndAngle) {
                         Case{PixelFormat::Rgba, {4, 4, 4}}, Case{PixelFormat::Bgra, {4, 4, 4}}})
     for (const auto& [w, h] : {std::pair{1, 1}, std::pair{37, 5}, std::pair{66, 71}})
       for (int degrees : {0, 90, 180, 270}) {
-        SCOPED_TRACE(std::string(pixelFormatName(c.format)) + " " + std::to_string(w) + "x" + std::to_string(h) +
-                     " " + std::to_string(degrees));
+        SCOPED_TRACE(std::string(pixelFormatName(c.format)) + " " + std::to_string(w) + "x" +
+                     std::to_string(h) + " " + std::to_string(degrees));
         const FrameLayout l = frameLayout(c.format, w, h);
         const std::vector<uint8_t> src = test::randomBytes(l.bytes, uint64_t(w * 1000 + degrees));
         const FrameLayout r = rotatedLayout(l, degrees);
@@ -702,7 +713,8 @@ TEST(Rotate, EveryRotatableLayoutAndAngle) {
   const FrameLayout yuyv = frameLayout(PixelFormat::Yuyv422, 4, 2);
   std::vector<uint8_t> buf(yuyv.bytes);
   EXPECT_THROW(rotateFrame(yuyv, buf.data(), 90, buf.data()), std::invalid_argument);
-  EXPECT_THROW(rotateFrame(frameLayout(PixelFormat::Gray, 4, 2), buf.data(), 45, buf.data()), std::invalid_argument);
+  EXPECT_THROW(rotateFrame(frameLayout(PixelFormat::Gray, 4, 2), buf.data(), 45, buf.data()),
+               std::invalid_argument);
 }
 
 }  // namespace

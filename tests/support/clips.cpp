@@ -199,7 +199,8 @@ std::string makeClip(const std::string& path, const ClipSpec& spec) {
   st->time_base = enc->time_base;
   st->avg_frame_rate = enc->framerate;
   if (spec.rotation) {
-    auto* m = reinterpret_cast<int32_t*>(av_stream_new_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, 9 * sizeof(int32_t)));
+    auto* m = reinterpret_cast<int32_t*>(
+        av_stream_new_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, 9 * sizeof(int32_t)));
     if (!m) fail("display matrix");
     av_display_rotation_set(m, spec.rotation);  // as ffmpeg reads it back from mp4/mov: a clockwise turn
   }

@@ -10,7 +10,9 @@
 
 int main(int argc, char** argv) {
   if (argc < 5) {
-    std::fprintf(stderr, "usage: %s OUT WIDTH HEIGHT FRAMES [CODEC=libx264] [PIXFMT=yuv420p] [FPS=30] [ROTATION=0]\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s OUT WIDTH HEIGHT FRAMES [CODEC=libx264] [PIXFMT=yuv420p] [FPS=30] [ROTATION=0]\n",
+                 argv[0]);
     return 2;
   }
   vp::test::ClipSpec spec;

@@ -55,7 +55,7 @@ void FfmpegSource::decodeLoop() {
     if (r < 0) {
       if (abort_) return;
       if (r != AVERROR_EOF && !readFailed(r, consecutiveErrors)) continue;
-      if (!fatalError().empty()) return;  // readFailed ended a live input
+      if (device_ && !fatalError().empty()) return;  // readFailed ended a live input
       decodePacket(nullptr);  // drain the decoder
       if (abort_) return;
       if (seekPending_) continue;
@@ -63,8 +63,9 @@ void FfmpegSource::decodeLoop() {
         restartLoop();
         continue;
       }
-      // A stream that ends without a single frame is an error, not an empty success.
-      if (framesDecoded_ == 0 && !device_) {
+      // A stream that ends without a single frame is an error, not an empty success
+      // (after a seek, frames may have been skipped: no verdict then).
+      if (!decodedAny_ && frameSerial_ == 0 && !device_) {
         const int64_t errors = decodeErrors_ + tap_.errors;
         setFatal(errors > 0 ? "no frame could be decoded (" + std::to_string(errors) + " decode errors)"
                             : "the video stream has no frames");
@@ -155,6 +156,7 @@ void FfmpegSource::receiveFrames() {
       return;
     }
     if (frame_->decode_error_flags || (frame_->flags & AV_FRAME_FLAG_CORRUPT)) ++decodeErrors_;
+    decodedAny_ = true;
     emitFrame(*frame_);
     av_frame_unref(frame_.get());
   }

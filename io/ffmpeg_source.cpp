@@ -281,11 +281,14 @@ bool FfmpegSource::seek(int64_t targetUs) {
     seekTarget_ = targetUs < 0 ? 0 : targetUs;
     ++serial_;
     seekPending_ = true;
+    // Frames queued before the seek are stale: drop them now, which also frees a
+    // producer waiting for room so it reaches the seek request. Under the lock:
+    // the decode thread takes it to carry the seek out (applyPendingSeek), so
+    // nothing it writes for the new serial can be flushed here (a short file's
+    // fresh end-of-stream marker was, and the consumer waited forever).
+    if (queue_) queue_->flush();
   }
   cond_.notify_all();
-  // Frames queued before the seek are stale: drop them now, which also frees a
-  // producer waiting for room so it reaches the seek request.
-  if (queue_) queue_->flush();
   return true;
 }
 

@@ -100,6 +100,7 @@ class FfmpegSource final : public Source {
   int64_t skipBeforeUs_ = -1;       // after a seek: frames ending before it are skipped (-1: none)
   int64_t index_ = 0;               // decode order index
   int64_t framesThisPass_ = 0;      // frames since the last (re)start, to stop empty loops
+  bool decodedAny_ = false;         // the decoder has produced a frame (shown or skipped)
   std::string lastFormatName_;      // pixel format last reported in info_
 };
 

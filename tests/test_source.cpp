@@ -300,6 +300,59 @@ TEST(Source, SeekBumpsSerialAndLandsOnTarget) {
   src->stop();
 }
 
+// A stream with no decodable frame is an error; a seek afterwards still ends with
+// a marker (fuzzing found the decode thread leaving without one).
+TEST(Source, NothingDecodableIsAnErrorAndSeeksStillEnd) {
+  test::Watchdog dog(60, "nothing decodable");
+  test::TempDir dir;
+  const std::string path = test::makeClaimedSize(dir.file("junk.mkv"), 64, 48);
+  FrameQueue q(2, HostAllocator::plain());  // outlives src
+  std::unique_ptr<Source> src = openSource(file(path));
+  src->start(q);
+  for (int round = 0; round < 3; ++round) {
+    HostFrame* f = q.peekReadable();
+    ASSERT_NE(f, nullptr);
+    EXPECT_TRUE(f->info.endOfStream) << "round " << round;
+    EXPECT_EQ(f->info.serial, src->serial());
+    q.pop();
+    EXPECT_NE(src->fatalError().find("'" + path + "': no frame could be decoded ("), std::string::npos)
+        << src->fatalError();
+    ASSERT_TRUE(src->seek(0));
+  }
+  src->stop();
+}
+
+// Found by fuzzing: seeking past the end of a stream that had ended with an
+// error made the decode thread exit without an end-of-stream marker, and the
+// consumer waited forever. Every seek, however often, ends with its marker.
+TEST(Source, SeekNeverLosesTheFreshEndOfStream) {
+  test::Watchdog dog(120, "seek past the end");
+  test::TempDir dir;
+  ClipSpec spec;
+  spec.frames = 2;
+  spec.width = 8;
+  spec.height = 8;
+  FrameQueue q(2, HostAllocator::plain());  // outlives src
+  std::unique_ptr<Source> src = openSource(file(test::makeClip(dir.file("short.mkv"), spec)));
+  src->start(q);
+  for (int round = 0; round < 300; ++round) {
+    ASSERT_TRUE(src->seek(5'000'000 + round));  // past the end: no frame, only the marker
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    bool end = false;
+    while (!end && std::chrono::steady_clock::now() < deadline) {
+      HostFrame* f = q.tryPeekReadable();
+      if (!f) {
+        std::this_thread::yield();
+        continue;
+      }
+      end = f->info.endOfStream && f->info.serial == src->serial();
+      q.pop();
+    }
+    ASSERT_TRUE(end) << "no end-of-stream marker after seek " << round;
+  }
+  src->stop();
+}
+
 TEST(Source, LiveInputsAreNotSeekable) {
   test::TempDir dir;
   const std::string path = test::makeClip(dir.file("live.mkv"), ClipSpec{});

@@ -100,7 +100,12 @@ void initialize() {
 }
 
 void runOne(const uint8_t* data, size_t size) {
+  // The input's size picks how it is read, so the corpus covers every path of the
+  // decode thread: plain, looping, one seek (to a target from its first byte), both.
+  const bool loop = size % 2 == 1, seekOnce = size % 4 >= 2;
+  const int64_t seekTargetUs = size > 0 ? int64_t(data[0]) * 20000 : 0;
   SourceOptions o;
+  o.loop = loop;
   o.url = "fuzz input";
   o.memory = std::make_shared<const std::vector<uint8_t>>(data, data + size);
   o.maxPixels = kMaxPixels;
@@ -117,12 +122,23 @@ void runOne(const uint8_t* data, size_t size) {
   require(info.rotation % 90 == 0 && info.rotation >= 0 && info.rotation < 360, "rotation is a quarter turn");
   source->start(queue);
   std::unique_ptr<Processor> processor = makeCpuProcessor(1);
-  for (int n = 0; n < kMaxFrames; ++n) {
+  int frames = 0;
+  bool seeked = false;
+  for (int reads = 0; frames < kMaxFrames && reads < 4 * kMaxFrames; ++reads) {
     HostFrame* f = queue.peekReadable();
     require(f != nullptr, "the queue ends with an end-of-stream marker, not an abort");
+    require(f->info.serial <= source->serial(), "no frame from the future");
+    if (f->info.serial != source->serial()) {  // decoded before the seek: stale
+      queue.pop();
+      continue;
+    }
     const bool end = f->info.endOfStream;
-    if (!end) checkFrame(*processor, *f, n == 0);
+    if (!end) checkFrame(*processor, *f, frames++ == 0);
     queue.pop();
+    if (seekOnce && !seeked && (frames == 1 || end)) {
+      seeked = true;
+      if (source->seek(seekTargetUs)) continue;  // a seek works after the end too
+    }
     if (end) break;
   }
   source->stop();

@@ -18,7 +18,8 @@ build=$root/build-fuzz
 cmake --build "$build" -j "${VP_JOBS:-$(nproc)}" --target vp_fuzz vp_fuzz_seeds
 seeds=$build/fuzz-seeds corpus=$build/fuzz-corpus findings=$build/fuzz-findings log=$build/fuzz.log
 mkdir -p "$corpus" "$findings"
-"$build/tests/fuzz/vp_fuzz_seeds" "$seeds" >/dev/null
+# The seed maker is a tool, not the target: libx265 leaks a block at exit.
+ASAN_OPTIONS=detect_leaks=0 "$build/tests/fuzz/vp_fuzz_seeds" "$seeds" >/dev/null
 status=0
 # New inputs go to $corpus (the first folder), so later runs go on from there.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:symbolize=1 UBSAN_OPTIONS=print_stacktrace=1 \

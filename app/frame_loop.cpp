@@ -42,6 +42,7 @@ SourceOptions sourceOptionsFrom(const Options& o) {
   if (!o.inputPixfmt.empty()) s.deviceOptions["input_format"] = o.inputPixfmt;
   s.loop = o.loop;
   s.reconnect = o.reconnect;
+  s.autorotate = o.autorotate;
   s.live = s.format == "v4l2" || s.format == "video4linux2" || s.url.rfind("/dev/", 0) == 0;
   return s;
 }

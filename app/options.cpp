@@ -33,7 +33,7 @@ option names, see config/default.toml); the command line wins.)";
 // String forms of enum options, converted after parsing.
 struct EnumStrings {
   std::string mode = "kmeans", border = "replicate", init = "kmeans++", backend = "auto";
-  bool noWarm = false, noVsync = false, noSync = false, noProgress = false;
+  bool noWarm = false, noVsync = false, noSync = false, noProgress = false, noAutorotate = false;
 };
 
 void buildCli(CLI::App& app, Options& o, EnumStrings& e) {
@@ -50,6 +50,7 @@ void buildCli(CLI::App& app, Options& o, EnumStrings& e) {
   app.add_flag("--list-devices", o.listDevices, "List capture devices and their formats, then exit");
   app.add_flag("--reconnect", o.reconnect, "Wait for an unplugged capture device to return");
   app.add_flag("--loop", o.loop, "Restart the input at its end (files)");
+  app.add_flag("--no-autorotate", e.noAutorotate, "Keep frames as stored, ignoring the display rotation");
   app.add_option("--frames", o.frames, "Stop after N processed frames (0 = all)")->check(CLI::NonNegativeNumber);
 
   app.add_option("--mode", e.mode, "Processing: kmeans, blur or none")
@@ -148,6 +149,7 @@ void finish(Options& o, const EnumStrings& e) {
   o.vsync = !e.noVsync;
   o.sync = !e.noSync;
   o.progress = !e.noProgress;
+  o.autorotate = !e.noAutorotate;
 }
 
 std::string findConfigPath(int argc, const char* const* argv) {

@@ -33,6 +33,7 @@ struct Options {
   bool listDevices = false;
   bool reconnect = false;     // wait for an unplugged device to return
   bool loop = false;
+  bool autorotate = true;     // turn frames upright as the stream's display matrix says
   int64_t frames = 0;         // stop after this many processed frames; 0 = all
 
   // processing

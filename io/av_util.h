@@ -11,8 +11,10 @@ extern "C" {
 
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
+#include <type_traits>
 
 namespace vp::av {
 
@@ -57,5 +59,16 @@ FramePtr makeFrame();    // throws std::bad_alloc
 PacketPtr makePacket();  // throws std::bad_alloc
 
 constexpr AVRational kMicros = {1, 1000000};
+
+// An enum field libav filled from the stream, as an int. Decoders copy fields
+// such as the colour matrix from the bitstream unchecked (a damaged H.264 VUI gave
+// AVColorSpace 126), and loading an enum outside its range is undefined in C++.
+template <class Enum>
+int enumValue(const Enum& field) {
+  static_assert(std::is_enum_v<Enum> && sizeof(Enum) == sizeof(int));
+  int v;
+  std::memcpy(&v, &field, sizeof v);
+  return v;
+}
 
 }  // namespace vp::av

@@ -8,6 +8,8 @@
 // the end-of-stream wait via cond_, libav's I/O via the interrupt callback.
 #include "io/ffmpeg_source.h"
 
+#include "io/rotate.h"
+
 extern "C" {
 #include <libavutil/pixdesc.h>
 }
@@ -34,9 +36,10 @@ void FfmpegSource::run() {
 }
 
 void FfmpegSource::setFatal(const std::string& reason) {
-  spdlog::error("'{}': {}", options_.url, reason);
+  const std::string message = "'" + options_.url + "': " + reason;
+  spdlog::debug("{}", message);  // the caller reports fatalError()
   std::lock_guard<std::mutex> lock(mutex_);
-  if (fatal_.empty()) fatal_ = reason;
+  if (fatal_.empty()) fatal_ = message;
 }
 
 void FfmpegSource::decodeLoop() {
@@ -52,13 +55,20 @@ void FfmpegSource::decodeLoop() {
     if (r < 0) {
       if (abort_) return;
       if (r != AVERROR_EOF && !readFailed(r, consecutiveErrors)) continue;
-      if (!fatalError().empty()) return;  // readFailed ended a live input
+      if (device_ && !fatalError().empty()) return;  // readFailed ended a live input
       decodePacket(nullptr);  // drain the decoder
       if (abort_) return;
       if (seekPending_) continue;
       if (options_.loop && info_.seekable && framesThisPass_ > 0) {
         restartLoop();
         continue;
+      }
+      // A stream that ends without a single frame is an error, not an empty success
+      // (after a seek, frames may have been skipped: no verdict then).
+      if (!decodedAny_ && frameSerial_ == 0 && !device_) {
+        const int64_t errors = decodeErrors_ + tap_.errors;
+        setFatal(errors > 0 ? "no frame could be decoded (" + std::to_string(errors) + " decode errors)"
+                            : "the video stream has no frames");
       }
       pushEndOfStream();
       if (!waitForSeekOrStop()) return;
@@ -146,6 +156,7 @@ void FfmpegSource::receiveFrames() {
       return;
     }
     if (frame_->decode_error_flags || (frame_->flags & AV_FRAME_FLAG_CORRUPT)) ++decodeErrors_;
+    decodedAny_ = true;
     emitFrame(*frame_);
     av_frame_unref(frame_.get());
   }
@@ -177,13 +188,20 @@ void FfmpegSource::emitFrame(const AVFrame& f) {
 
   FrameLayout layout;
   ColorSpace color;
-  writer_.plan(f, layout, color);
+  writer_.plan(f, layout, color, rotation_ != 0);
+  const FrameLayout shown = rotation_ ? rotatedLayout(layout, rotation_) : layout;
   HostFrame* out = queue_->peekWritable();
   if (!out || seekPending_) return;  // aborted, or a seek arrived while waiting for room
-  out->reserve(layout.bytes);
-  writer_.write(f, layout, out->data());
+  out->reserve(shown.bytes);
+  if (rotation_) {
+    if (unrotated_.size() < layout.bytes) unrotated_.resize(layout.bytes);
+    writer_.write(f, layout, unrotated_.data());
+    rotateFrame(layout, unrotated_.data(), rotation_, out->data());
+  } else {
+    writer_.write(f, layout, out->data());
+  }
   out->info = FrameInfo{};
-  out->info.layout = layout;
+  out->info.layout = shown;
   out->info.color = color;
   out->info.ptsUs = ptsUs;
   out->info.durationUs = durationUs;
@@ -194,10 +212,10 @@ void FfmpegSource::emitFrame(const AVFrame& f) {
   countFrame();
 
   const char* name = av_get_pix_fmt_name(AVPixelFormat(f.format));
-  if ((name && lastFormatName_ != name) || f.width != info_.width || f.height != info_.height) {
+  if ((name && lastFormatName_ != name) || shown.width != info_.width || shown.height != info_.height) {
     std::lock_guard<std::mutex> lock(mutex_);
-    info_.width = f.width;
-    info_.height = f.height;
+    info_.width = shown.width;
+    info_.height = shown.height;
     if (name) info_.pixelFormat = lastFormatName_ = name;
   }
 }

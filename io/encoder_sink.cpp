@@ -192,7 +192,10 @@ void EncoderSink::Impl::openEncoder(const AVCodec* codec) {
     av_opt_set(c->priv_data, "preset", opt.preset.c_str(), 0);
     av_opt_set_double(c->priv_data, "crf", opt.crf, 0);
   } else if (name == "ffv1") {
-    c->level = 3;  // FFV1 version 3: slices (encodes on all cores) with CRCs
+    // FFV1 version 3: slices (encodes on all cores) with CRCs. FFmpeg 5.1's v3
+    // encoder garbles pictures less than 3 pixels wide or high (slices of no
+    // pixels): those take version 1, which has no slices.
+    c->level = c->width < 3 || c->height < 3 ? 1 : 3;
   } else if (codec->id == AV_CODEC_ID_MPEG4) {
     c->flags |= AV_CODEC_FLAG_QSCALE;
     c->global_quality = FF_QP2LAMBDA * 2;  // near-transparent constant quality

@@ -3,6 +3,7 @@
 #include "io/input_devices.h"
 
 extern "C" {
+#include <libavutil/display.h>
 #include <libavutil/pixdesc.h>
 }
 
@@ -12,6 +13,7 @@ extern "C" {
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
@@ -29,6 +31,30 @@ bool isDeviceFormatName(const std::string& f) {
 
 bool isCaptureFormat(const AVInputFormat* f) {
   return f && f->priv_class && AV_IS_INPUT_DEVICE(f->priv_class->category) && std::strcmp(f->name, "lavfi") != 0;
+}
+
+// A memory input is self-contained: playlists and references inside it
+// (hls, concat, dash, mov external references ...) may not open files or URLs.
+int refuseNestedOpen(AVFormatContext*, AVIOContext**, const char*, int, AVDictionary**) {
+  return AVERROR(EPERM);
+}
+
+// The clockwise rotation (0, 90, 180, 270) that shows the stream upright, from
+// its display matrix; 0 without one or for angles off a quarter turn (logged).
+int displayRotation(const AVStream& st, const std::string& url) {
+  size_t size = 0;
+  const uint8_t* m = av_stream_get_side_data(&st, AV_PKT_DATA_DISPLAYMATRIX, &size);
+  if (!m || size < 9 * sizeof(int32_t)) return 0;
+  // av_display_rotation_get: counterclockwise degrees; the player turns it back.
+  double theta = -av_display_rotation_get(reinterpret_cast<const int32_t*>(m));
+  if (std::isnan(theta)) return 0;
+  theta -= 360 * std::floor(theta / 360 + 0.9 / 360);  // into [0, 360), as ffmpeg's autorotate
+  const double quarter = 90 * std::round(theta / 90);
+  if (std::fabs(theta - quarter) > 2) {
+    spdlog::warn("'{}': display rotation of {:.1f} degrees ignored (not a quarter turn)", url, theta);
+    return 0;
+  }
+  return int(quarter) % 360;
 }
 
 }  // namespace
@@ -58,6 +84,12 @@ FfmpegSource::FfmpegSource(const SourceOptions& options) : options_(options) {
   av::initLibav();
   const bool haveDevices = registerInputDevices();
   std::string format = options_.format;
+  if (options_.memory) {
+    if (options_.memory->empty()) fail("input is empty");
+    openInput(format);
+    openDecoder();
+    return;
+  }
   if (format.empty() && options_.url.rfind("/dev/video", 0) == 0) format = "v4l2";
   if (format.empty() && options_.url.empty()) throw SourceError("no input given");
   if (!format.empty() && isDeviceFormatName(format) && !haveDevices)
@@ -110,6 +142,12 @@ void FfmpegSource::openInput(const std::string& format) {
   if (!ctx) throw std::bad_alloc();
   ctx->interrupt_callback = {&FfmpegSource::interrupted, this};
   ctx->opaque = &tap_;
+  if (options_.memory) {
+    memoryIo_ = av::openMemoryInput(options_.memory);
+    ctx->pb = memoryIo_.get();
+    ctx->flags |= AVFMT_FLAG_CUSTOM_IO;  // avformat_close_input leaves pb to memoryIo_
+    ctx->io_open = refuseNestedOpen;
+  }
   AVDictionary* opts = nullptr;
   for (const auto& [key, value] : options_.deviceOptions) av_dict_set(&opts, key.c_str(), value.c_str(), 0);
   const int r = avformat_open_input(&ctx, options_.url.c_str(), forced, &opts);  // frees ctx on failure
@@ -161,10 +199,14 @@ void FfmpegSource::openDecoder() {
   for (unsigned i = 0; i < fmt_->nb_streams; ++i)
     if (int(i) != stream_) fmt_->streams[i]->discard = AVDISCARD_ALL;  // skip audio etc. in the demuxer
 
+  checkSize(st->codecpar->width, st->codecpar->height);
   dec_.reset(avcodec_alloc_context3(codec));
   if (!dec_) throw std::bad_alloc();
   int r = avcodec_parameters_to_context(dec_.get(), st->codecpar);
   if (r < 0) fail("bad codec parameters (" + av::errorText(r) + ")");
+  // Decoders refuse larger pictures before allocating them (a damaged header or a
+  // size change mid-stream); such frames are counted as decode errors.
+  dec_->max_pixels = options_.maxPixels;
   dec_->pkt_timebase = st->time_base;
   dec_->opaque = &tap_;
   dec_->thread_count = options_.decoderThreads;
@@ -178,8 +220,11 @@ void FfmpegSource::openDecoder() {
   info_.codec = avcodec_get_name(st->codecpar->codec_id);
   const char* pf = av_get_pix_fmt_name(AVPixelFormat(st->codecpar->format));
   info_.pixelFormat = pf ? pf : "unknown";
-  info_.width = st->codecpar->width;
-  info_.height = st->codecpar->height;
+  rotation_ = options_.autorotate ? displayRotation(*st, options_.url) : 0;
+  const bool quarter = rotation_ == 90 || rotation_ == 270;
+  info_.rotation = rotation_;
+  info_.width = quarter ? st->codecpar->height : st->codecpar->width;
+  info_.height = quarter ? st->codecpar->width : st->codecpar->height;
   AVRational rate = st->avg_frame_rate.num > 0 ? st->avg_frame_rate : st->r_frame_rate;
   info_.fps = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 0;
   if (!device_) {
@@ -196,6 +241,12 @@ void FfmpegSource::openDecoder() {
   }
   spdlog::debug("opened '{}': {} {} {}x{} {:.3f} fps, {} s, {}", options_.url, iname, info_.codec, info_.width,
                 info_.height, info_.fps, info_.durationUs / 1e6, info_.seekable ? "seekable" : "not seekable");
+}
+
+void FfmpegSource::checkSize(int width, int height) const {
+  if (width < 0 || height < 0 || int64_t(width) * height > options_.maxPixels)
+    fail("frame too large: " + std::to_string(width) + "x" + std::to_string(height) + " (at most " +
+         std::to_string(options_.maxPixels) + " pixels)");
 }
 
 SourceInfo FfmpegSource::info() const {
@@ -230,11 +281,14 @@ bool FfmpegSource::seek(int64_t targetUs) {
     seekTarget_ = targetUs < 0 ? 0 : targetUs;
     ++serial_;
     seekPending_ = true;
+    // Frames queued before the seek are stale: drop them now, which also frees a
+    // producer waiting for room so it reaches the seek request. Under the lock:
+    // the decode thread takes it to carry the seek out (applyPendingSeek), so
+    // nothing it writes for the new serial can be flushed here (a short file's
+    // fresh end-of-stream marker was, and the consumer waited forever).
+    if (queue_) queue_->flush();
   }
   cond_.notify_all();
-  // Frames queued before the seek are stale: drop them now, which also frees a
-  // producer waiting for room so it reaches the seek request.
-  if (queue_) queue_->flush();
   return true;
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "io/av_util.h"
+#include "io/memory_input.h"
 #include "io/pixel_format_map.h"
 #include "io/source.h"
 
@@ -40,6 +41,7 @@ class FfmpegSource final : public Source {
   void checkPath(bool captureDevice) const;
   void openInput(const std::string& format);
   void openDecoder();
+  void checkSize(int width, int height) const;
   static int interrupted(void* self);
 
   // The decode thread (decode_thread.cpp).
@@ -60,11 +62,13 @@ class FfmpegSource final : public Source {
 
   const SourceOptions options_;
   av::LogTap tap_;       // counts libav's error messages from fmt_ and dec_; outlives both
+  av::AvioPtr memoryIo_;  // options.memory's reader, fmt_->pb; outlives fmt_
   av::InputPtr fmt_;
   av::CodecPtr dec_;
   int stream_ = -1;      // index of the video stream in fmt_
   bool device_ = false;  // capture device or lavfi: unseekable, read errors are fatal
   bool live_ = false;    // options.live or a capture device: low-latency decoding
+  int rotation_ = 0;     // clockwise degrees every frame is turned (autorotate)
 
   std::thread thread_;
   FrameQueue* queue_ = nullptr;  // set by start(), read by the decode thread
@@ -85,6 +89,7 @@ class FfmpegSource final : public Source {
 
   // Decode-thread state (only the decode thread touches these once started).
   av::FrameWriter writer_;
+  std::vector<uint8_t> unrotated_;  // a frame before rotation; grows on size changes only
   av::FramePtr frame_;
   uint32_t frameSerial_ = 0;        // serial stamped on frames
   int64_t originTs_ = 0;            // stream timestamp of time 0 (stream time base)
@@ -95,6 +100,7 @@ class FfmpegSource final : public Source {
   int64_t skipBeforeUs_ = -1;       // after a seek: frames ending before it are skipped (-1: none)
   int64_t index_ = 0;               // decode order index
   int64_t framesThisPass_ = 0;      // frames since the last (re)start, to stop empty loops
+  bool decodedAny_ = false;         // the decoder has produced a frame (shown or skipped)
   std::string lastFormatName_;      // pixel format last reported in info_
 };
 

@@ -51,28 +51,36 @@ bool isJpegFormat(AVPixelFormat f) {
 
 ColorSpace frameColorSpace(const AVFrame& f, const NativeFormat& native) {
   ColorSpace c;
-  c.matrix = f.colorspace == AVCOL_SPC_BT709 ? ColorMatrix::Bt709 : ColorMatrix::Bt601;
+  c.matrix = enumValue(f.colorspace) == AVCOL_SPC_BT709 ? ColorMatrix::Bt709 : ColorMatrix::Bt601;
+  const int range = enumValue(f.color_range);
   const PixelFormat p = native.format;
   const bool rgb = p == PixelFormat::Rgb24 || p == PixelFormat::Bgr24 || p == PixelFormat::Rgba ||
                    p == PixelFormat::Bgra;
-  if (native.fullRange || isJpegFormat(AVPixelFormat(f.format)) || f.color_range == AVCOL_RANGE_JPEG || rgb)
+  if (native.fullRange || isJpegFormat(AVPixelFormat(f.format)) || range == AVCOL_RANGE_JPEG || rgb)
     c.range = ColorRange::Full;
-  else if (f.color_range == AVCOL_RANGE_MPEG)
+  else if (range == AVCOL_RANGE_MPEG)
     c.range = ColorRange::Limited;
   else  // unspecified: gray is full range (as swscale treats it), YUV limited
     c.range = p == PixelFormat::Gray ? ColorRange::Full : ColorRange::Limited;
   return c;
 }
 
-void FrameWriter::plan(const AVFrame& f, FrameLayout& layout, ColorSpace& color) {
+void FrameWriter::plan(const AVFrame& f, FrameLayout& layout, ColorSpace& color, bool forRotation) {
   const auto src = AVPixelFormat(f.format);
   NativeFormat native;
-  if (!nativeFormat(src, native)) {
-    const AVPixelFormat dst = conversionTarget(src);
-    nativeFormat(dst, native);
+  const bool direct = nativeFormat(src, native);
+  AVPixelFormat target = direct ? src : conversionTarget(src);
+  if (forRotation &&
+      (target == AV_PIX_FMT_YUV422P || target == AV_PIX_FMT_YUVJ422P || target == AV_PIX_FMT_YUYV422))
+    target = AV_PIX_FMT_YUV444P;
+  target_ = target == src ? AV_PIX_FMT_NONE : target;
+  if (target_ != AV_PIX_FMT_NONE) {
+    const bool full = native.fullRange;
+    nativeFormat(target_, native);
+    native.fullRange = full;  // yuvj422p turned into yuv444p stays full range
     if (loggedFrom_ != src) {
       const char* from = av_get_pix_fmt_name(src);
-      spdlog::info("converting {} to {} on the CPU", from ? from : "?", av_get_pix_fmt_name(dst));
+      spdlog::info("converting {} to {} on the CPU", from ? from : "?", av_get_pix_fmt_name(target_));
       loggedFrom_ = src;
     }
   }
@@ -83,7 +91,7 @@ void FrameWriter::plan(const AVFrame& f, FrameLayout& layout, ColorSpace& color)
 void FrameWriter::write(const AVFrame& f, const FrameLayout& layout, uint8_t* dst) {
   const auto src = AVPixelFormat(f.format);
   NativeFormat native;
-  if (nativeFormat(src, native)) {
+  if (target_ == AV_PIX_FMT_NONE && nativeFormat(src, native)) {
     for (int p = 0; p < layout.planes; ++p) {
       const PlaneLayout& pl = layout.plane[p];
       for (int y = 0; y < pl.rows; ++y) {
@@ -96,12 +104,12 @@ void FrameWriter::write(const AVFrame& f, const FrameLayout& layout, uint8_t* ds
     }
     return;
   }
-  const AVPixelFormat target = conversionTarget(src);
-  const int full = f.color_range == AVCOL_RANGE_JPEG || isJpegFormat(src) ? 1 : 0;
+  const AVPixelFormat target = target_ != AV_PIX_FMT_NONE ? target_ : conversionTarget(src);
+  const int full = enumValue(f.color_range) == AVCOL_RANGE_JPEG || isJpegFormat(src) ? 1 : 0;
   sws_.reset(sws_getCachedContext(sws_.release(), f.width, f.height, src, f.width, f.height, target,
                                   SWS_BICUBIC | SWS_ACCURATE_RND, nullptr, nullptr, nullptr));
   if (!sws_) throw std::runtime_error(std::string("cannot convert ") + av_get_pix_fmt_name(src));
-  const SwsKey key{int(src), f.width, f.height, full};
+  const SwsKey key{int(src), int(target), f.width, f.height, full};
   if (!(key == swsKey_)) {
     // Keep the range: a YUV -> YUV or gray -> gray conversion changes only bit depth
     // and chroma siting, so the frame's matrix and range still describe the result.

@@ -37,16 +37,20 @@ ColorSpace frameColorSpace(const AVFrame& f, const NativeFormat& native);
 class FrameWriter {
  public:
   // The layout `f` will have in host memory (bytes to reserve) and its colour.
-  void plan(const AVFrame& f, FrameLayout& layout, ColorSpace& color);
-  // Writes `f` into `dst` (at least layout.bytes) as planned for it.
+  // forRotation: the planes will be turned (io/rotate.h), so 4:2:2 layouts, whose
+  // chroma is not square, become yuv444p.
+  void plan(const AVFrame& f, FrameLayout& layout, ColorSpace& color, bool forRotation = false);
+  // Writes `f` into `dst` (at least layout.bytes) as planned for it by the last plan().
   void write(const AVFrame& f, const FrameLayout& layout, uint8_t* dst);
 
  private:
+  AVPixelFormat target_ = AV_PIX_FMT_NONE;  // swscale's output for the planned frame; NONE = copy
   SwsPtr sws_;
   struct SwsKey {
-    int format = -1, width = 0, height = 0, fullRange = 0;
+    int format = -1, target = -1, width = 0, height = 0, fullRange = 0;
     bool operator==(const SwsKey& o) const {
-      return format == o.format && width == o.width && height == o.height && fullRange == o.fullRange;
+      return format == o.format && target == o.target && width == o.width && height == o.height &&
+             fullRange == o.fullRange;
     }
   };
   SwsKey swsKey_;  // what sws_ was last set up for (its range is set once per key)

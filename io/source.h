@@ -8,6 +8,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace vp {
 
@@ -26,6 +27,14 @@ struct SourceOptions {
   bool live = false;               // low latency: newest frame wins, shallow queue
   bool reconnect = false;          // a capture device that goes away: wait for it, reopen, go on
   int decoderThreads = 0;          // 0 = FFmpeg's choice (all cores)
+  // The input's bytes, read from memory instead of opening `url` (which then only
+  // names the input in messages and hints the container by its extension). A
+  // memory input is self-contained: demuxers may not open other files from it.
+  std::shared_ptr<const std::vector<uint8_t>> memory;
+  // Frames larger than this are refused ("frame too large") instead of
+  // exhausting memory on a damaged or hostile header: 2 x 8K UHD by default.
+  int64_t maxPixels = int64_t(7680) * 4320 * 2;
+  bool autorotate = true;  // turn frames upright as the stream's display matrix says
 };
 
 struct SourceInfo {
@@ -33,7 +42,8 @@ struct SourceInfo {
   std::string codec;         // "h264"
   std::string pixelFormat;   // the stream's own, e.g. "yuv420p10le"
   int width = 0;
-  int height = 0;
+  int height = 0;            // as delivered: after autorotation
+  int rotation = 0;          // clockwise degrees applied to every frame (0, 90, 180, 270)
   double fps = 0;            // average frame rate, 0 if unknown
   int64_t durationUs = 0;    // 0 if unknown or live
   bool seekable = false;
@@ -65,7 +75,8 @@ class Source {
   // live/unseekable inputs.
   virtual bool seek(int64_t targetUs) = 0;
   virtual SourceStats stats() const = 0;
-  // Error that ended decoding early (empty if none): e.g. "device unplugged".
+  // Error that ended decoding (empty if none), one line naming the input, e.g.
+  // "'/dev/video0': device unplugged" or "'x.mkv': no frame could be decoded".
   virtual std::string fatalError() const = 0;
   // Serial of the latest seek request: a frame with an older serial was decoded
   // before that seek and is stale. Frames before any seek carry 0.

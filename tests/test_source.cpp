@@ -1,14 +1,19 @@
 // FfmpegSource on clips encoded by the test itself: formats, timing, pixels,
 // size changes, loop, seek, stop, bad and damaged inputs.
+#include "io/pixel_format_map.h"
+#include "io/rotate.h"
 #include "io/source.h"
 #include "support/clips.h"
 #include "support/images.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <ostream>
 #include <thread>
 
@@ -122,23 +127,32 @@ constexpr ColorRange kLim = ColorRange::Limited, kFull = ColorRange::Full;
 INSTANTIATE_TEST_SUITE_P(
     Clips, SourceFormats,
     ::testing::Values(
-        FormatCase{"ffv1_yuv420p", "ffv1", "yuv420p", "mkv", 64, 48, 25, PixelFormat::Yuv420p, kLim, "", 0, 0},
-        FormatCase{"ffv1_yuv420p_odd", "ffv1", "yuv420p", "nut", 33, 17, 30, PixelFormat::Yuv420p, kLim, "", 0, 0},
-        FormatCase{"ffv1_yuv422p", "ffv1", "yuv422p", "mkv", 64, 48, 25, PixelFormat::Yuv422p, kLim, "", 0, 0},
-        FormatCase{"ffv1_yuv444p", "ffv1", "yuv444p", "mkv", 33, 17, 25, PixelFormat::Yuv444p, kLim, "", 0, 0},
+        FormatCase{"ffv1_yuv420p", "ffv1", "yuv420p", "mkv", 64, 48, 25, PixelFormat::Yuv420p, kLim, "", 0,
+                   0},
+        FormatCase{"ffv1_yuv420p_odd", "ffv1", "yuv420p", "nut", 33, 17, 30, PixelFormat::Yuv420p, kLim, "",
+                   0, 0},
+        FormatCase{"ffv1_yuv422p", "ffv1", "yuv422p", "mkv", 64, 48, 25, PixelFormat::Yuv422p, kLim, "", 0,
+                   0},
+        FormatCase{"ffv1_yuv444p", "ffv1", "yuv444p", "mkv", 33, 17, 25, PixelFormat::Yuv444p, kLim, "", 0,
+                   0},
         FormatCase{"ffv1_gray", "ffv1", "gray", "mkv", 33, 17, 25, PixelFormat::Gray, kFull, "", 0, 0},
         FormatCase{"ffv1_yuv420p10le", "ffv1", "yuv420p10le", "mkv", 64, 48, 25, PixelFormat::Yuv420p, kLim,
                    "yuv420p", 2, 0.6},
-        FormatCase{"raw_yuyv422_odd", "rawvideo", "yuyv422", "nut", 33, 17, 30, PixelFormat::Yuyv422, kLim, "", 0, 0},
+        FormatCase{"raw_yuyv422_odd", "rawvideo", "yuyv422", "nut", 33, 17, 30, PixelFormat::Yuyv422, kLim,
+                   "", 0, 0},
         FormatCase{"raw_nv12", "rawvideo", "nv12", "nut", 64, 48, 30, PixelFormat::Nv12, kLim, "", 0, 0},
-        FormatCase{"raw_rgb24_odd", "rawvideo", "rgb24", "nut", 33, 17, 30, PixelFormat::Rgb24, kFull, "", 0, 0},
+        FormatCase{"raw_rgb24_odd", "rawvideo", "rgb24", "nut", 33, 17, 30, PixelFormat::Rgb24, kFull, "", 0,
+                   0},
         FormatCase{"raw_bgr24", "rawvideo", "bgr24", "nut", 64, 48, 30, PixelFormat::Bgr24, kFull, "", 0, 0},
         FormatCase{"raw_rgba", "rawvideo", "rgba", "nut", 64, 48, 30, PixelFormat::Rgba, kFull, "", 0, 0},
-        FormatCase{"raw_yuv420p_odd", "rawvideo", "yuv420p", "nut", 33, 17, 30, PixelFormat::Yuv420p, kLim, "", 0,
-                   0},
-        FormatCase{"x264_yuv420p", "libx264", "yuv420p", "mp4", 64, 48, 30, PixelFormat::Yuv420p, kLim, "", 40, 2.0},
-        FormatCase{"mjpeg_yuvj420p_odd", "mjpeg", "yuv420p", "avi", 33, 17, 25, PixelFormat::Yuv420p, kFull, "", 48,
-                   2.5},
+        FormatCase{"raw_yuv420p_odd", "rawvideo", "yuv420p", "nut", 33, 17, 30, PixelFormat::Yuv420p, kLim,
+                   "", 0, 0},
+        FormatCase{"x264_yuv420p", "libx264", "yuv420p", "mp4", 64, 48, 30, PixelFormat::Yuv420p, kLim, "",
+                   40, 2.0},
+        FormatCase{"mjpeg_yuvj420p_odd", "mjpeg", "yuv420p", "avi", 33, 17, 25, PixelFormat::Yuv420p, kFull,
+                   "", 48, 2.5},
+        FormatCase{"mjpeg_yuvj422p_mkv", "mjpeg", "yuv422p", "mkv", 40, 30, 25, PixelFormat::Yuv422p, kFull,
+                   "", 48, 2.5},
         FormatCase{"mpeg4_yuv420p", "mpeg4", "yuv420p", "avi", 64, 48, 25, PixelFormat::Yuv420p, kLim, "", 48,
                    2.5}),
     [](const ::testing::TestParamInfo<FormatCase>& i) { return std::string(i.param.name); });
@@ -283,6 +297,59 @@ TEST(Source, SeekBumpsSerialAndLandsOnTarget) {
   const HostFrame* f = firstFresh(q, *src);
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->info.ptsUs, 0);
+  src->stop();
+}
+
+// A stream with no decodable frame is an error; a seek afterwards still ends with
+// a marker (fuzzing found the decode thread leaving without one).
+TEST(Source, NothingDecodableIsAnErrorAndSeeksStillEnd) {
+  test::Watchdog dog(60, "nothing decodable");
+  test::TempDir dir;
+  const std::string path = test::makeClaimedSize(dir.file("junk.mkv"), 64, 48);
+  FrameQueue q(2, HostAllocator::plain());  // outlives src
+  std::unique_ptr<Source> src = openSource(file(path));
+  src->start(q);
+  for (int round = 0; round < 3; ++round) {
+    HostFrame* f = q.peekReadable();
+    ASSERT_NE(f, nullptr);
+    EXPECT_TRUE(f->info.endOfStream) << "round " << round;
+    EXPECT_EQ(f->info.serial, src->serial());
+    q.pop();
+    EXPECT_NE(src->fatalError().find("'" + path + "': no frame could be decoded ("), std::string::npos)
+        << src->fatalError();
+    ASSERT_TRUE(src->seek(0));
+  }
+  src->stop();
+}
+
+// Found by fuzzing: seeking past the end of a stream that had ended with an
+// error made the decode thread exit without an end-of-stream marker, and the
+// consumer waited forever. Every seek, however often, ends with its marker.
+TEST(Source, SeekNeverLosesTheFreshEndOfStream) {
+  test::Watchdog dog(120, "seek past the end");
+  test::TempDir dir;
+  ClipSpec spec;
+  spec.frames = 2;
+  spec.width = 8;
+  spec.height = 8;
+  FrameQueue q(2, HostAllocator::plain());  // outlives src
+  std::unique_ptr<Source> src = openSource(file(test::makeClip(dir.file("short.mkv"), spec)));
+  src->start(q);
+  for (int round = 0; round < 300; ++round) {
+    ASSERT_TRUE(src->seek(5'000'000 + round));  // past the end: no frame, only the marker
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    bool end = false;
+    while (!end && std::chrono::steady_clock::now() < deadline) {
+      HostFrame* f = q.tryPeekReadable();
+      if (!f) {
+        std::this_thread::yield();
+        continue;
+      }
+      end = f->info.endOfStream && f->info.serial == src->serial();
+      q.pop();
+    }
+    ASSERT_TRUE(end) << "no end-of-stream marker after seek " << round;
+  }
   src->stop();
 }
 
@@ -439,6 +506,268 @@ TEST(Source, BitFlippedStreamsDecodeWithErrorsCounted) {
     EXPECT_GT(frames, 0);
     EXPECT_GT(errors, 0);
   }
+}
+
+// Fuzzing found a stream whose colour matrix code (126) is outside AVColorSpace:
+// such values read as unspecified (BT.601, limited range for YUV), never as
+// undefined behaviour (the asan preset's UBSan checks the enum loads).
+TEST(Source, OutOfRangeColourFieldsFromTheStreamAreUnspecified) {
+  av::FramePtr f = av::makeFrame();
+  f->format = AV_PIX_FMT_YUV420P;
+  const int matrix = 126, range = 77;
+  std::memcpy(&f->colorspace, &matrix, sizeof matrix);
+  std::memcpy(&f->color_range, &range, sizeof range);
+  av::NativeFormat native;
+  ASSERT_TRUE(av::nativeFormat(AV_PIX_FMT_YUV420P, native));
+  const ColorSpace c = av::frameColorSpace(*f, native);
+  EXPECT_EQ(c.matrix, ColorMatrix::Bt601);
+  EXPECT_EQ(c.range, ColorRange::Limited);
+  const int bt709 = AVCOL_SPC_BT709, full = AVCOL_RANGE_JPEG;
+  std::memcpy(&f->colorspace, &bt709, sizeof bt709);
+  std::memcpy(&f->color_range, &full, sizeof full);
+  EXPECT_EQ(av::frameColorSpace(*f, native).matrix, ColorMatrix::Bt709);
+  EXPECT_EQ(av::frameColorSpace(*f, native).range, ColorRange::Full);
+}
+
+// An input read from memory gives exactly what the same file gives.
+TEST(Source, MemoryInputGivesTheSameFramesAsTheFile) {
+  test::Watchdog dog(60, "memory input");
+  test::TempDir dir;
+  struct Case {
+    const char* codec;
+    const char* pixFmt;
+    const char* ext;
+  };
+  for (const Case& c : {Case{"libx264", "yuv420p", "mp4"}, Case{"ffv1", "yuv444p", "mkv"},
+                        Case{"mjpeg", "yuv422p", "avi"}, Case{"rawvideo", "rgb24", "nut"}}) {
+    SCOPED_TRACE(c.codec);
+    ClipSpec spec;
+    spec.codec = c.codec;
+    spec.pixFmt = c.pixFmt;
+    spec.width = 40;
+    spec.height = 30;
+    spec.frames = 6;
+    const std::string path = test::makeClip(dir.file(std::string("m.") + c.ext), spec);
+    SourceOptions mem;
+    mem.url = "clip from memory";
+    mem.memory = std::make_shared<const std::vector<uint8_t>>(test::readFileBytes(path));
+    const DecodedClip fromFile = test::decodeAll(path), fromMemory = test::decodeAll(mem);
+    EXPECT_TRUE(fromMemory.endOfStream);
+    EXPECT_EQ(fromMemory.info.url, mem.url);
+    EXPECT_EQ(fromMemory.info.codec, fromFile.info.codec);
+    EXPECT_EQ(fromMemory.info.seekable, fromFile.info.seekable);
+    EXPECT_EQ(fromMemory.stats.decodeErrors, 0);
+    ASSERT_EQ(fromMemory.frames.size(), size_t(spec.frames));
+    ASSERT_EQ(fromFile.frames.size(), size_t(spec.frames));
+    for (size_t i = 0; i < fromFile.frames.size(); ++i) {
+      EXPECT_EQ(fromMemory.frames[i].info.ptsUs, fromFile.frames[i].info.ptsUs) << "frame " << i;
+      EXPECT_EQ(fromMemory.frames[i].info.layout.format, fromFile.frames[i].info.layout.format);
+      EXPECT_EQ(fromMemory.frames[i].data, fromFile.frames[i].data) << "frame " << i;
+    }
+  }
+}
+
+TEST(Source, MemoryInputSeeks) {
+  test::Watchdog dog(60, "memory seek");
+  test::TempDir dir;
+  ClipSpec spec;
+  spec.codec = "libx264";
+  spec.frames = 30;
+  spec.gop = 10;
+  SourceOptions mem;
+  mem.url = "memory.mp4";
+  mem.memory = std::make_shared<const std::vector<uint8_t>>(
+      test::readFileBytes(test::makeClip(dir.file("s.mp4"), spec)));
+  FrameQueue q(3, HostAllocator::plain());  // outlives src
+  std::unique_ptr<Source> src = openSource(mem);
+  src->start(q);
+  ASSERT_TRUE(src->seek(800'000));
+  const HostFrame* f = firstFresh(q, *src);
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(double(f->info.ptsUs), 800'000, 1.0);
+  EXPECT_LE(
+      diff(std::vector<uint8_t>(f->data(), f->data() + f->info.layout.bytes), test::clipFrameRaw(spec, 20))
+          .mean,
+      2.0);
+  src->stop();
+}
+
+TEST(Source, BadMemoryInputsAreClearErrors) {
+  test::TempDir dir;
+  SourceOptions o;
+  o.url = "bytes";
+  o.memory = std::make_shared<const std::vector<uint8_t>>();
+  expectSourceError(o, "input is empty");
+  o.memory = std::make_shared<const std::vector<uint8_t>>(test::randomBytes(5000, 11));
+  expectSourceError(o, "");
+  // A playlist naming a real file: a memory input may not open other files.
+  ClipSpec spec;
+  spec.codec = "libx264";
+  const std::string ts = test::makeClip(dir.file("segment.ts"), spec);
+  ASSERT_EQ(test::decodeAll(ts, false).frames.size(), size_t(spec.frames));
+  const std::string m3u8 = "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1.0,\n" + ts + "\n#EXT-X-ENDLIST\n";
+  o.url = "list.m3u8";
+  o.memory = std::make_shared<const std::vector<uint8_t>>(m3u8.begin(), m3u8.end());
+  expectSourceError(o, "");
+}
+
+// A header announcing a huge picture is refused up front; larger frames later in
+// the stream are decode errors, never allocated.
+TEST(Source, TooLargeFramesAreRefused) {
+  test::Watchdog dog(60, "too large");
+  test::TempDir dir;
+  ClipSpec spec;
+  spec.codec = "mjpeg";
+  spec.frames = 8;
+  spec.changeAt = 4;
+  spec.changedWidth = 96;
+  spec.changedHeight = 64;
+  const std::string path = test::makeClip(dir.file("grow.avi"), spec);
+  SourceOptions o = file(path);
+  o.maxPixels = 64 * 48 - 1;
+  expectSourceError(o, "frame too large: 64x48 (at most 3071 pixels)");
+  o.maxPixels = 64 * 48;
+  const DecodedClip d = test::decodeAll(o);
+  EXPECT_TRUE(d.endOfStream);
+  EXPECT_TRUE(d.fatalError.empty()) << d.fatalError;
+  ASSERT_EQ(d.frames.size(), 4u);
+  for (const test::DecodedFrame& f : d.frames) EXPECT_EQ(f.info.layout.width, 64);
+  EXPECT_GE(d.stats.decodeErrors, 4);
+}
+
+// The planes of a tightly packed frame turned clockwise, sample by sample: the
+// reference for autorotation (bytes = bytes per sample of each plane).
+std::vector<uint8_t> turned(const FrameLayout& l, const std::vector<uint8_t>& data, int degrees,
+                            const int bytes[3]) {
+  const bool quarter = degrees % 180 != 0;
+  const FrameLayout r = frameLayout(l.format, quarter ? l.height : l.width, quarter ? l.width : l.height);
+  std::vector<uint8_t> out(r.bytes);
+  for (int p = 0; p < l.planes; ++p) {
+    const int rows = l.plane[p].rows, cols = int(l.plane[p].widthBytes) / bytes[p];
+    for (int y = 0; y < rows; ++y)
+      for (int x = 0; x < cols; ++x) {
+        int dx = x, dy = y;
+        if (degrees == 90) dx = rows - 1 - y, dy = x;
+        if (degrees == 180) dx = cols - 1 - x, dy = rows - 1 - y;
+        if (degrees == 270) dx = y, dy = cols - 1 - x;
+        for (int b = 0; b < bytes[p]; ++b)
+          out[r.plane[p].offset + size_t(dy) * r.plane[p].pitch + size_t(dx * bytes[p] + b)] =
+              data[l.plane[p].offset + size_t(y) * l.plane[p].pitch + size_t(x * bytes[p] + b)];
+      }
+  }
+  return out;
+}
+
+// Display matrices (phones film sideways and tag the turn): frames come out
+// upright, as ffplay and mpv show them; --no-autorotate keeps the stored picture.
+TEST(Source, AutorotateTurnsFramesUpright) {
+  test::Watchdog dog(120, "autorotate");
+  test::TempDir dir;
+  struct Case {
+    const char* pixFmt;
+    int width, height;
+    PixelFormat format;
+    int bytes[3];
+  };
+  for (const Case& c : {Case{"yuv420p", 34, 18, PixelFormat::Yuv420p, {1, 1, 1}},
+                        Case{"yuv444p", 33, 17, PixelFormat::Yuv444p, {1, 1, 1}},
+                        Case{"gray", 15, 9, PixelFormat::Gray, {1, 1, 1}},
+                        Case{"rgb24", 21, 13, PixelFormat::Rgb24, {3, 3, 3}}})
+    for (int degrees : {90, 180, 270}) {
+      SCOPED_TRACE(std::string(c.pixFmt) + " " + std::to_string(degrees));
+      ClipSpec spec;
+      spec.codec = c.format == PixelFormat::Rgb24 || c.format == PixelFormat::Gray ? "png" : "libx264";
+      spec.crf = 0;  // lossless
+      spec.pixFmt = c.pixFmt;
+      spec.width = c.width;
+      spec.height = c.height;
+      spec.frames = 3;
+      spec.rotation = degrees;
+      const std::string path =
+          test::makeClip(dir.file(std::string(c.pixFmt) + std::to_string(degrees) + ".mov"), spec);
+      const DecodedClip d = test::decodeAll(path);
+      const bool quarter = degrees != 180;
+      EXPECT_EQ(d.info.rotation, degrees);
+      EXPECT_EQ(d.info.width, quarter ? c.height : c.width);
+      EXPECT_EQ(d.info.height, quarter ? c.width : c.height);
+      ASSERT_EQ(d.frames.size(), 3u);
+      const FrameLayout stored = frameLayout(c.format, c.width, c.height);
+      for (int i = 0; i < 3; ++i) {
+        const FrameInfo& f = d.frames[size_t(i)].info;
+        EXPECT_EQ(f.layout.format, c.format);
+        EXPECT_EQ(f.layout.width, d.info.width);
+        EXPECT_EQ(f.layout.height, d.info.height);
+        EXPECT_TRUE(d.frames[size_t(i)].data == turned(stored, test::clipFrameRaw(spec, i), degrees, c.bytes))
+            << "frame " << i;
+      }
+      SourceOptions o = file(path);
+      o.autorotate = false;
+      const DecodedClip raw = test::decodeAll(o);
+      EXPECT_EQ(raw.info.rotation, 0);
+      ASSERT_EQ(raw.frames.size(), 3u);
+      EXPECT_EQ(raw.frames[0].info.layout.width, c.width);
+      EXPECT_TRUE(raw.frames[0].data == test::clipFrameRaw(spec, 0));
+    }
+}
+
+// 4:2:2 cannot be turned as it is (its chroma is not square): it becomes 4:4:4,
+// with luma untouched.
+TEST(Source, AutorotateTurns422IntoYuv444p) {
+  test::TempDir dir;
+  for (const char* pixFmt : {"yuv422p", "yuyv422"}) {
+    SCOPED_TRACE(pixFmt);
+    const bool packed = std::string(pixFmt) == "yuyv422";
+    ClipSpec spec;
+    spec.codec = packed ? "rawvideo" : "libx264";
+    spec.crf = 0;
+    spec.pixFmt = pixFmt;
+    spec.width = 24;
+    spec.height = 14;
+    spec.frames = 2;
+    spec.rotation = 90;
+    const DecodedClip d = test::decodeAll(test::makeClip(dir.file(std::string(pixFmt) + ".mov"), spec));
+    ASSERT_EQ(d.frames.size(), 2u);
+    const FrameInfo& f = d.frames[0].info;
+    EXPECT_EQ(f.layout.format, PixelFormat::Yuv444p);
+    EXPECT_EQ(f.layout.width, 14);
+    EXPECT_EQ(f.layout.height, 24);
+    // The stored luma (every other byte of yuyv422), turned.
+    const std::vector<uint8_t> raw = test::clipFrameRaw(spec, 0);
+    std::vector<uint8_t> luma(24 * 14);
+    for (size_t i = 0; i < luma.size(); ++i) luma[i] = packed ? raw[2 * i] : raw[i];
+    const int bytes[3] = {1, 1, 1};
+    const std::vector<uint8_t> want = turned(frameLayout(PixelFormat::Gray, 24, 14), luma, 90, bytes);
+    EXPECT_TRUE(std::equal(want.begin(), want.end(), d.frames[0].data.begin()));
+  }
+}
+
+// Quarter turns of every layout that turns as it is, odd sizes, against the
+// sample-by-sample reference.
+TEST(Rotate, EveryRotatableLayoutAndAngle) {
+  struct Case {
+    PixelFormat format;
+    int bytes[3];
+  };
+  for (const Case& c : {Case{PixelFormat::Yuv420p, {1, 1, 1}}, Case{PixelFormat::Nv12, {1, 2, 2}},
+                        Case{PixelFormat::Yuv444p, {1, 1, 1}}, Case{PixelFormat::Gray, {1, 1, 1}},
+                        Case{PixelFormat::Rgb24, {3, 3, 3}}, Case{PixelFormat::Bgr24, {3, 3, 3}},
+                        Case{PixelFormat::Rgba, {4, 4, 4}}, Case{PixelFormat::Bgra, {4, 4, 4}}})
+    for (const auto& [w, h] : {std::pair{1, 1}, std::pair{37, 5}, std::pair{66, 71}})
+      for (int degrees : {0, 90, 180, 270}) {
+        SCOPED_TRACE(std::string(pixelFormatName(c.format)) + " " + std::to_string(w) + "x" +
+                     std::to_string(h) + " " + std::to_string(degrees));
+        const FrameLayout l = frameLayout(c.format, w, h);
+        const std::vector<uint8_t> src = test::randomBytes(l.bytes, uint64_t(w * 1000 + degrees));
+        const FrameLayout r = rotatedLayout(l, degrees);
+        std::vector<uint8_t> got(r.bytes, 0xcd);
+        rotateFrame(l, src.data(), degrees, got.data());
+        EXPECT_TRUE(got == turned(l, src, degrees, c.bytes));
+      }
+  const FrameLayout yuyv = frameLayout(PixelFormat::Yuyv422, 4, 2);
+  std::vector<uint8_t> buf(yuyv.bytes);
+  EXPECT_THROW(rotateFrame(yuyv, buf.data(), 90, buf.data()), std::invalid_argument);
+  EXPECT_THROW(rotateFrame(frameLayout(PixelFormat::Gray, 4, 2), buf.data(), 45, buf.data()),
+               std::invalid_argument);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 extern "C" {
 #include <libavutil/channel_layout.h>
+#include <libavutil/display.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
@@ -122,6 +123,8 @@ av::CodecPtr openVideoEncoder(const ClipSpec& spec, AVPixelFormat fmt, int w, in
   } else if (spec.codec == "libx264") {
     av_opt_set(c->priv_data, "preset", spec.preset.c_str(), 0);
     av_opt_set_double(c->priv_data, "crf", spec.crf, 0);
+  } else if (spec.codec == "libx265") {
+    av_opt_set(c->priv_data, "x265-params", "log-level=none", 0);  // x265 prints to stderr itself
   } else if (spec.codec == "mjpeg" || spec.codec == "mpeg4") {
     c->flags |= AV_CODEC_FLAG_QSCALE;
     c->global_quality = FF_QP2LAMBDA * 2;
@@ -197,6 +200,12 @@ std::string makeClip(const std::string& path, const ClipSpec& spec) {
   check(avcodec_parameters_from_context(st->codecpar, enc.get()), "codec parameters");
   st->time_base = enc->time_base;
   st->avg_frame_rate = enc->framerate;
+  if (spec.rotation) {
+    auto* m = reinterpret_cast<int32_t*>(
+        av_stream_new_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, 9 * sizeof(int32_t)));
+    if (!m) fail("display matrix");
+    av_display_rotation_set(m, spec.rotation);  // as ffmpeg reads it back from mp4/mov: a clockwise turn
+  }
   check(avio_open(&oc->pb, path.c_str(), AVIO_FLAG_WRITE), "cannot write '" + path + "'");
   check(avformat_write_header(oc.get(), nullptr), "header");
   for (int i = 0; i < spec.frames; ++i) {
@@ -300,20 +309,17 @@ std::string makeAudioOnly(const std::string& path, double seconds) {
   return path;
 }
 
-std::string makeUndecodable(const std::string& path) {
-  av::initLibav();
+namespace {
+
+// Writes a Matroska file with one video stream of `codec` claiming width x height
+// and five packets of random bytes.
+void writeJunkStream(const std::string& path, AVCodecID codec, int width, int height) {
   OutputPtr oc = openOutput(path);
-  const AVCodecDescriptor* d = nullptr;
-  while ((d = avcodec_descriptor_next(d)))
-    if (d->type == AVMEDIA_TYPE_VIDEO && !avcodec_find_decoder(d->id) &&
-        avformat_query_codec(oc->oformat, d->id, FF_COMPLIANCE_NORMAL) == 1)
-      break;
-  if (!d) return "";
   AVStream* st = avformat_new_stream(oc.get(), nullptr);
   st->codecpar->codec_type = AVMEDIA_TYPE_VIDEO;
-  st->codecpar->codec_id = d->id;
-  st->codecpar->width = 64;
-  st->codecpar->height = 48;
+  st->codecpar->codec_id = codec;
+  st->codecpar->width = width;
+  st->codecpar->height = height;
   st->time_base = {1, 25};
   check(avio_open(&oc->pb, path.c_str(), AVIO_FLAG_WRITE), "cannot write '" + path + "'");
   check(avformat_write_header(oc.get(), nullptr), "header");
@@ -328,7 +334,27 @@ std::string makeUndecodable(const std::string& path) {
     check(av_interleaved_write_frame(oc.get(), pkt.get()), "mux");
   }
   check(av_write_trailer(oc.get()), "trailer");
+}
+
+}  // namespace
+
+std::string makeUndecodable(const std::string& path) {
+  av::initLibav();
+  OutputPtr probe = openOutput(path);
+  const AVCodecDescriptor* d = nullptr;
+  while ((d = avcodec_descriptor_next(d)))
+    if (d->type == AVMEDIA_TYPE_VIDEO && !avcodec_find_decoder(d->id) &&
+        avformat_query_codec(probe->oformat, d->id, FF_COMPLIANCE_NORMAL) == 1)
+      break;
+  if (!d) return "";
+  writeJunkStream(path, d->id, 64, 48);
   return d->name;
+}
+
+std::string makeClaimedSize(const std::string& path, int width, int height) {
+  av::initLibav();
+  writeJunkStream(path, AV_CODEC_ID_MJPEG, width, height);
+  return path;
 }
 
 DecodedClip decodeAll(const SourceOptions& options, bool keepPixels, int maxFrames, double timeoutS) {

@@ -60,6 +60,8 @@ struct ClipSpec {
   int gop = 0;                      // keyframe interval, 0 = the codec's default
   int crf = 12;                     // libx264 quality
   std::string preset = "ultrafast"; // libx264 preset (ultrafast: no B-frames)
+  int rotation = 0;                 // clockwise degrees a player turns the picture: a display
+                                    // matrix on the stream (.mp4/.mov keep it)
 };
 
 // Size of frame i (the changed size from changeAt on).
@@ -92,6 +94,10 @@ std::string makeAudioOnly(const std::string& path, double seconds = 0.5);
 // packets of the first such codec the muxer takes); returns the codec's name,
 // or "" when every codec Matroska holds is decodable here (nothing written).
 std::string makeUndecodable(const std::string& path);
+
+// A Matroska file whose MJPEG stream claims to be width x height, with a few
+// junk packets: a damaged or hostile header announcing an absurd picture size.
+std::string makeClaimedSize(const std::string& path, int width, int height);
 
 // Everything a source produced, read through openSource + a FrameQueue.
 struct DecodedFrame {

@@ -1,6 +1,7 @@
 // Makes a test clip with the project's own encoder (tests/support/clips.h), so the
 // GPU machine, which has no FFmpeg tools, can make the clips its benchmarks decode.
-//   vp_make_clip OUT.mp4 WIDTH HEIGHT FRAMES [CODEC=libx264] [PIXFMT=yuv420p] [FPS=30]
+//   vp_make_clip OUT.mp4 WIDTH HEIGHT FRAMES [CODEC=libx264] [PIXFMT=yuv420p] [FPS=30] [ROTATION=0]
+// ROTATION: clockwise degrees a player turns the picture (a display matrix; .mp4/.mov).
 #include "support/clips.h"
 
 #include <cstdio>
@@ -9,7 +10,9 @@
 
 int main(int argc, char** argv) {
   if (argc < 5) {
-    std::fprintf(stderr, "usage: %s OUT WIDTH HEIGHT FRAMES [CODEC=libx264] [PIXFMT=yuv420p] [FPS=30]\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s OUT WIDTH HEIGHT FRAMES [CODEC=libx264] [PIXFMT=yuv420p] [FPS=30] [ROTATION=0]\n",
+                 argv[0]);
     return 2;
   }
   vp::test::ClipSpec spec;
@@ -19,6 +22,7 @@ int main(int argc, char** argv) {
   spec.codec = argc > 5 ? argv[5] : "libx264";
   spec.pixFmt = argc > 6 ? argv[6] : "yuv420p";
   spec.fps = argc > 7 ? std::atoi(argv[7]) : 30;
+  spec.rotation = argc > 8 ? std::atoi(argv[8]) : 0;
   spec.preset = "veryfast";
   spec.crf = 20;
   try {

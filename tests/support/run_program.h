@@ -1,0 +1,29 @@
+// Runs a program the way a user's shell would, for end-to-end tests: separate
+// stdout and stderr, its own working folder, a hard time limit, and how it ended
+// (exit code, or the signal and whether it dumped core).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace vp::test {
+
+struct ProgramRun {
+  int exitCode = -1;  // when it exited by itself
+  int signal = 0;     // the signal that ended it, 0 if none
+  bool coreDumped = false;
+  bool timedOut = false;  // killed at the time limit
+  double seconds = 0;     // wall time
+  std::string out, err;   // stdout, stderr
+};
+
+// Runs `command` (a path, or a command prefix such as ".gpu/run build/vidproc")
+// with `args` (each quoted for the shell) in folder `cwd`; its process group is
+// killed after `timeoutS` seconds. Throws std::runtime_error if it cannot start.
+ProgramRun runProgram(const std::string& command, const std::vector<std::string>& args,
+                      const std::string& cwd, double timeoutS);
+
+// `s` in single quotes for /bin/sh.
+std::string shellQuote(const std::string& s);
+
+}  // namespace vp::test

@@ -142,6 +142,8 @@ class CudaProcessor final : public Processor {
       s->packed = DeviceBuffer(size_t(w) * h * 3);
       s->output = PinnedBuffer(size_t(w) * h * 3);
       s->kmeansState = DeviceBuffer(kStateBytes);
+      // K-means writes only the first k centres; the state goes to the host whole.
+      VP_CUDA_CHECK(cudaMemsetAsync(s->kmeansState.get(), 0, kStateBytes, s->stream));
       s->kmeansStateHost = PinnedBuffer(kStateBytes);
       s->blur = std::make_unique<BoxBlurWorkspace>(w, h);
     }

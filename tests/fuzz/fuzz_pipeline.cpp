@@ -30,13 +30,15 @@ void require(bool ok, const char* what) {
 const OutputFrame& process(Processor& p, const InputFrame& in, const ProcessParams& params) {
   require(p.submit(in, params).has_value(), "the CPU backend takes a frame when idle");
   const OutputFrame* out = p.poll(true);
-  require(out && out->rgba, "a submitted frame comes back");
+  require(out && out->rgb, "a submitted frame comes back");
   require(out->width == in.layout.width && out->height == in.layout.height, "output size = input size");
   return *out;
 }
 
-const uchar4& pixel(const OutputFrame& o, int x, int y) {
-  return reinterpret_cast<const uchar4*>(reinterpret_cast<const uint8_t*>(o.rgba) + size_t(y) * o.pitch)[x];
+// Pixel (x, y) of the packed RGB24 output (alpha 255).
+uchar4 pixel(const OutputFrame& o, int x, int y) {
+  const uint8_t* p = o.rgb + size_t(y) * o.pitch + size_t(x) * 3;
+  return make_uchar4(p[0], p[1], p[2], 255);
 }
 
 // Converted frame (mode none), then K-means (at most k colours) and a box blur

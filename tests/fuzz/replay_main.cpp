@@ -4,14 +4,47 @@
 //   vp_fuzz_replay PATH...
 #include "fuzz/fuzz_pipeline.h"
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace fs = std::filesystem;
+
+namespace {
+
+constexpr auto kHang = std::chrono::seconds(30);  // one input taking longer is a hang (libFuzzer: -timeout)
+
+// Runs one input; ends the program (exit 3) naming the input if it hangs.
+void runWithTimeout(const fs::path& p, const std::vector<char>& bytes) {
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  std::thread watchdog([&] {
+    std::unique_lock<std::mutex> lock(m);
+    if (!cv.wait_for(lock, kHang, [&] { return done; })) {
+      std::fprintf(stderr, "vp_fuzz_replay: hang: %s still running after %lld s\n", p.c_str(),
+                   static_cast<long long>(kHang.count()));
+      std::_Exit(3);
+    }
+  });
+  vp::fuzz::runOne(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  {
+    std::lock_guard<std::mutex> lock(m);
+    done = true;
+  }
+  cv.notify_all();
+  watchdog.join();
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
@@ -41,7 +74,7 @@ int main(int argc, char** argv) {
     const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     std::printf("%s (%zu bytes)\n", p.c_str(), bytes.size());
     std::fflush(stdout);  // a crash names the input it happened on
-    vp::fuzz::runOne(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    runWithTimeout(p, bytes);
   }
   std::printf("replayed %zu inputs\n", inputs.size());
   return 0;

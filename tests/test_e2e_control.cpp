@@ -4,6 +4,7 @@
 // The binary is $VP_VIDPROC (a command, e.g. ".gpu/run build/vidproc") or the one
 // built beside this test; VP_E2E_BACKEND picks the backend (cpu).
 #include "support/clips.h"
+#include "support/run_program.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -27,15 +28,8 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-std::string vidproc() {
-  const char* env = std::getenv("VP_VIDPROC");
-  return env && *env ? env : VP_VIDPROC_PATH;
-}
-
-std::string backend() {
-  const char* env = std::getenv("VP_E2E_BACKEND");
-  return env && *env ? env : "cpu";
-}
+using test::backend;
+using test::vidproc;
 
 std::string readFile(const std::string& path) {
   std::ifstream f(path);

@@ -7,6 +7,7 @@
 #include "gpu/color_convert.h"
 #include "gpu/kmeans.h"
 #include "support/clips.h"
+#include "support/run_program.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -31,15 +32,8 @@ struct RunResult {
   std::string output;  // stdout + stderr
 };
 
-std::string vidproc() {
-  const char* env = std::getenv("VP_VIDPROC");
-  return env && *env ? env : VP_VIDPROC_PATH;
-}
-
-std::string backend() {
-  const char* env = std::getenv("VP_E2E_BACKEND");
-  return env && *env ? env : "cpu";
-}
+using test::backend;
+using test::vidproc;
 
 RunResult runVidproc(const std::string& args, bool withBackend = true) {
   std::string cmd = "timeout 60 " + vidproc() + " --headless --no-progress " +

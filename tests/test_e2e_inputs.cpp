@@ -28,15 +28,8 @@ namespace {
 namespace fs = std::filesystem;
 constexpr double kMaxSeconds = 5;  // "within a few seconds", on a loaded 2-core machine
 
-std::string vidproc() {
-  const char* env = std::getenv("VP_VIDPROC");
-  return env && *env ? env : VP_VIDPROC_PATH;
-}
-
-std::string backend() {
-  const char* env = std::getenv("VP_E2E_BACKEND");
-  return env && *env ? env : "cpu";
-}
+using test::backend;
+using test::vidproc;
 
 // Every file under `dir` (recursively) with its bytes: what must not change.
 std::map<std::string, std::vector<uint8_t>> snapshot(const std::string& dir) {

@@ -17,15 +17,8 @@
 namespace vp {
 namespace {
 
-std::string vidproc() {
-  const char* env = std::getenv("VP_VIDPROC");
-  return env && *env ? env : VP_VIDPROC_PATH;
-}
-
-std::string backend() {
-  const char* env = std::getenv("VP_E2E_BACKEND");
-  return env && *env ? env : "cpu";
-}
+using test::backend;
+using test::vidproc;
 
 HostImage rgbaOf(const test::DecodedFrame& f) {
   const FrameLayout& l = f.info.layout;

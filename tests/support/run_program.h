@@ -3,6 +3,7 @@
 // (exit code, or the signal and whether it dumped core).
 #pragma once
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -25,5 +26,21 @@ ProgramRun runProgram(const std::string& command, const std::vector<std::string>
 
 // `s` in single quotes for /bin/sh.
 std::string shellQuote(const std::string& s);
+
+// The vidproc under test: $VP_VIDPROC (a path, or a command prefix such as
+// ".gpu/run build-server/vidproc" on the GPU machine), else the one built with the tests
+// (VP_VIDPROC_PATH, defined for the test binary only).
+#ifdef VP_VIDPROC_PATH
+inline std::string vidproc() {
+  const char* env = std::getenv("VP_VIDPROC");
+  return env && *env ? env : VP_VIDPROC_PATH;
+}
+#endif
+
+// The backend end-to-end runs use: $VP_E2E_BACKEND (cuda on the GPU machine), else cpu.
+inline std::string backend() {
+  const char* env = std::getenv("VP_E2E_BACKEND");
+  return env && *env ? env : "cpu";
+}
 
 }  // namespace vp::test

@@ -50,6 +50,16 @@ static_assert(actionsInEnumOrder(), "kActions must list every Action in enum ord
 
 }  // namespace
 
+int64_t seekStepUs(Action action) {
+  switch (action) {
+    case Action::SeekBack5: return -5'000'000;
+    case Action::SeekFwd5: return 5'000'000;
+    case Action::SeekBack60: return -60'000'000;
+    case Action::SeekFwd60: return 60'000'000;
+    default: return 0;
+  }
+}
+
 const char* actionName(Action action) { return kActions[static_cast<size_t>(action)].name; }
 
 const char* actionDescription(Action action) { return kActions[static_cast<size_t>(action)].description; }

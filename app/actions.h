@@ -3,6 +3,7 @@
 // channel (app/control.h), which also runs in the window-less server build.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -41,5 +42,7 @@ const char* actionName(Action action);
 const char* actionDescription(Action action);
 // Inverse of actionName (case-insensitive, '-' accepted for '_'); nullopt when unknown.
 std::optional<Action> parseAction(std::string_view name);
+// How far a seek action moves, in microseconds (-5 s, +5 s, -60 s, +60 s); 0 for others.
+int64_t seekStepUs(Action action);
 
 }  // namespace vp

@@ -81,16 +81,10 @@ ControlCommand fromAction(Action a) {
       c.kind = ControlKind::Step;
       break;
     case Action::SeekBack5:
-      c.kind = ControlKind::SeekBy, c.seekUs = -5'000'000;
-      break;
     case Action::SeekFwd5:
-      c.kind = ControlKind::SeekBy, c.seekUs = 5'000'000;
-      break;
     case Action::SeekBack60:
-      c.kind = ControlKind::SeekBy, c.seekUs = -60'000'000;
-      break;
     case Action::SeekFwd60:
-      c.kind = ControlKind::SeekBy, c.seekUs = 60'000'000;
+      c.kind = ControlKind::SeekBy, c.seekUs = seekStepUs(a);
       break;
     case Action::Screenshot:
       c.kind = ControlKind::Screenshot;

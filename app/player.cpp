@@ -134,16 +134,10 @@ int runPlayer(const Options& o, Display& display, const SignalWatcher& signals, 
         if (st.paused) st.stepOnce = true;
         break;
       case Action::SeekBack5:
-        seekTo(st.positionUs - 5'000'000);
-        break;
       case Action::SeekFwd5:
-        seekTo(st.positionUs + 5'000'000);
-        break;
       case Action::SeekBack60:
-        seekTo(st.positionUs - 60'000'000);
-        break;
       case Action::SeekFwd60:
-        seekTo(st.positionUs + 60'000'000);
+        seekTo(st.positionUs + seekStepUs(a));
         break;
       case Action::Screenshot:
         screenshot("");

@@ -11,16 +11,12 @@
 namespace vp {
 namespace {
 
-// The decoded RGB24 picture's rows equal `want` (packed rows of w * 3 bytes).
+// The decoded picture is RGB24 of w x h with exactly `want`'s packed rows.
 void expectRgbRows(const test::DecodedFrame& f, const std::vector<uint8_t>& want, int w, int h) {
-  const FrameLayout& l = f.info.layout;
-  ASSERT_EQ(l.format, PixelFormat::Rgb24);
-  ASSERT_EQ(l.width, w);
-  ASSERT_EQ(l.height, h);
-  const size_t row = size_t(w) * 3;
-  for (int y = 0; y < h; ++y)
-    ASSERT_EQ(std::memcmp(f.data.data() + l.plane[0].offset + l.plane[0].pitch * size_t(y), &want[row * y], row), 0)
-        << "row " << y;
+  ASSERT_EQ(f.info.layout.format, PixelFormat::Rgb24);
+  ASSERT_EQ(f.info.layout.width, w);
+  ASSERT_EQ(f.info.layout.height, h);
+  EXPECT_EQ(test::packedRows(f, 3), want);
 }
 
 TEST(Png, RoundTripIsExactRgb) {

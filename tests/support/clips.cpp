@@ -16,6 +16,7 @@ extern "C" {
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -355,6 +356,15 @@ std::string makeClaimedSize(const std::string& path, int width, int height) {
   av::initLibav();
   writeJunkStream(path, AV_CODEC_ID_MJPEG, width, height);
   return path;
+}
+
+std::vector<uint8_t> packedRows(const DecodedFrame& frame, int bytesPerPixel) {
+  const FrameLayout& l = frame.info.layout;
+  const size_t row = size_t(l.width) * size_t(bytesPerPixel);
+  std::vector<uint8_t> out(row * size_t(l.height));
+  for (int y = 0; y < l.height; ++y)
+    std::memcpy(&out[row * size_t(y)], frame.data.data() + l.plane[0].offset + l.plane[0].pitch * size_t(y), row);
+  return out;
 }
 
 DecodedClip decodeAll(const SourceOptions& options, bool keepPixels, int maxFrames, double timeoutS) {

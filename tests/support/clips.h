@@ -104,6 +104,9 @@ struct DecodedFrame {
   FrameInfo info;
   std::vector<uint8_t> data;  // layout.bytes of pixels (empty unless keepPixels)
 };
+// Plane 0 of a decoded packed frame without row padding: width * bytesPerPixel bytes
+// per row (3 for the RGB24 the processors, PNGs and rawvideo outputs hold).
+std::vector<uint8_t> packedRows(const DecodedFrame& frame, int bytesPerPixel);
 struct DecodedClip {
   SourceInfo info;
   std::vector<DecodedFrame> frames;  // without the endOfStream marker

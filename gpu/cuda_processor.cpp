@@ -4,12 +4,12 @@
 // Per frame, in the slot's stream: H2D native planes -> convert to RGBA ->
 // K-means | blur -> pack to RGB24 -> D2H, each stage bracketed by events. K-means warm start
 // chains frames: only the K-means stage of frame n waits (cudaStreamWaitEvent) on
-// frame n-1's "centres ready" event; uploads and downloads still overlap. Stage
+// frame n-1's "centres ready" event and reads that frame's centres in place (kmeansGpu's
+// warmFrom); uploads, packs and downloads still overlap. Stage
 // times are read only from slots whose last event has completed: no device-wide sync.
 #include "gpu/box_blur.h"
 #include "gpu/color_convert.h"
 #include "gpu/cuda_resources.h"
-#include "gpu/device_copy.h"
 #include "gpu/device_info.h"
 #include "gpu/kmeans.h"
 #include "gpu/kmeans_schedule.h"
@@ -176,13 +176,16 @@ class CudaProcessor final : public Processor {
       KmeansParams kp = schedule_.next(params.kmeans, params.warmStart, reinit);
       s.out.kmeansReinit = reinit;
       s.out.params.kmeans = kp;
-      // Warm start: the previous K-means frame's centres, handed over on the SMs so
-      // the hand-over never queues behind another slot's download.
+      // Warm start: the previous K-means frame's centres, read where that frame left them
+      // (no copy on the frame chain; nothing writes them before this kernel has run, as
+      // that slot's next K-means frame waits for this one's centresReady).
+      const KmeansState* warmFrom = nullptr;
       if (lastKmeans_ && lastKmeans_ != &s) {
         VP_CUDA_CHECK(cudaStreamWaitEvent(st, lastKmeans_->centresReady, 0));
-        copySmallOnDevice(s.kmeansState.get(), lastKmeans_->kmeansState.get(), kStateBytes, st);
+        warmFrom = lastKmeans_->kmeansState.as<KmeansState>();
       }
-      kmeansGpu(s.rgba.view(), s.processed.view(), nullptr, s.kmeansState.as<KmeansState>(), kp, *kmeansWs_, st);
+      kmeansGpu(s.rgba.view(), s.processed.view(), nullptr, s.kmeansState.as<KmeansState>(), kp, *kmeansWs_, st,
+                warmFrom);
       s.centresReady.record(st);
       VP_CUDA_CHECK(cudaMemcpyAsync(s.kmeansStateHost.get(), s.kmeansState.get(), sizeof(KmeansState),
                                     cudaMemcpyDeviceToHost, st));

@@ -118,7 +118,7 @@ __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(Ker
         const uchar4 p = a.in.at(int(i % uint32_t(width)), int(i / uint32_t(width)));
         r = p.x, g = p.y, b = p.z;
       } else {
-        r = a.state->centres[tid][0], g = a.state->centres[tid][1], b = a.state->centres[tid][2];
+        r = a.init->centres[tid][0], g = a.init->centres[tid][1], b = a.init->centres[tid][2];
       }
       centre[tid][0] = r, centre[tid][1] = g, centre[tid][2] = b;
       coeff[tid] = km::centreCoeffs(r, g, b);
@@ -265,7 +265,7 @@ KmeansWorkspace::KmeansWorkspace() : scratch_(sizeof(Scratch)) {
 }
 
 void kmeansGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* state, const KmeansParams& params,
-               KmeansWorkspace& ws, cudaStream_t stream) {
+               KmeansWorkspace& ws, cudaStream_t stream, const KmeansState* warmFrom) {
   detail::checkKmeansArgs(in, out, params);
   if (state == nullptr) throw std::invalid_argument("kmeans: null state");
   const KmeansTuning& t = ws.tuning;
@@ -286,6 +286,7 @@ void kmeansGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* sta
   a.out = out;
   a.labels = labels;
   a.state = state;
+  a.init = params.init == KmeansInit::Warm && warmFrom ? warmFrom : state;
   a.scratch = ws.scratch_.as<Scratch>();
   a.k = params.k;
   a.maxIterations = params.maxIterations;

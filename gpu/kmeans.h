@@ -91,7 +91,7 @@ class KmeansWorkspace {
 
  private:
   friend void kmeansGpu(ConstRgbaView, RgbaView, uint8_t*, KmeansState*, const KmeansParams&, KmeansWorkspace&,
-                        cudaStream_t);
+                        cudaStream_t, const KmeansState*);
   DeviceBuffer scratch_;
   int smCount_ = 0;
   int maxBlocksPerSm_[4][3][4] = {};  // per block size (256, 512, 768, 1024), kernel variant (scan, tree,
@@ -100,10 +100,12 @@ class KmeansWorkspace {
 
 // GPU: in/out are device views of the same size (out may equal in); labels: device
 // pointer to width*height bytes (row-major, pitch = width) or nullptr; state: device
-// pointer. Stream-ordered; no host synchronisation. Throws std::invalid_argument on bad
+// pointer. warmFrom (device, Warm init only, may be null): read the initial centres from
+// there instead of from *state, e.g. the previous frame's state in a pipeline, which is
+// left unchanged: the frame chain then needs no centre copy. Stream-ordered; no host synchronisation. Throws std::invalid_argument on bad
 // arguments, vp::CudaError on launch failure.
 void kmeansGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* state, const KmeansParams& params,
-               KmeansWorkspace& ws, cudaStream_t stream);
+               KmeansWorkspace& ws, cudaStream_t stream, const KmeansState* warmFrom = nullptr);
 
 // CPU twin (OpenMP, deterministic): same semantics and results; everything in host memory.
 void kmeansCpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState& state, const KmeansParams& params);

@@ -25,6 +25,7 @@ struct KernelArgs {
   RgbaView out;
   uint8_t* labels;  // nullptr: not written
   KmeansState* state;
+  const KmeansState* init;  // where warm-start / k-means++ centres are read: state, or kmeansGpu's warmFrom
   Scratch* scratch;
   int k;
   int maxIterations;

@@ -519,6 +519,38 @@ TEST(KmeansGpu, SwitchingVariantsOnOneWorkspace) {
     }
 }
 
+// warmFrom: the initial centres come from another state, which stays unchanged; the
+// state's own centres (poisoned: NaN) are not read. Ignored by the other inits.
+TEST(KmeansGpu, WarmFromAnotherState) {
+  VP_REQUIRE_GPU();
+  for (auto [w, h] : {std::pair{1, 1}, {37, 11}, {1921, 1081}})
+    for (KmeansInit init : {KmeansInit::Warm, KmeansInit::Uniform, KmeansInit::KmeansPlusPlus}) {
+      const HostImage& img = input(w, h, Input::Natural);
+      KmeansParams p;
+      p.k = 8, p.init = init;
+      const KmeansState warm = warmState();
+      const Result want = runCpu(img, p, warm);
+      for (const Variant& v : gpuVariants()) {
+        SCOPED_TRACE(std::string(v.name) + " " + std::to_string(w) + "x" + std::to_string(h) + " " + initName(init));
+        KmeansWorkspace ws;
+        ws.tuning = v.tuning;
+        DeviceImage in = test::upload(img), out(w, h);
+        DeviceBuffer state(sizeof(KmeansState)), from(sizeof(KmeansState));
+        VP_CUDA_CHECK(cudaMemset(state.get(), 0xFF, sizeof(KmeansState)));
+        VP_CUDA_CHECK(cudaMemcpy(from.get(), &warm, sizeof warm, cudaMemcpyHostToDevice));
+        kmeansGpu(in.view(), out.view(), nullptr, state.as<KmeansState>(), p, ws, nullptr, from.as<KmeansState>());
+        KmeansState got, gotFrom;
+        VP_CUDA_CHECK(cudaMemcpy(&got, state.get(), sizeof got, cudaMemcpyDeviceToHost));
+        VP_CUDA_CHECK(cudaMemcpy(&gotFrom, from.get(), sizeof gotFrom, cudaMemcpyDeviceToHost));
+        EXPECT_EQ(test::compare(test::download(out), want.out).differing, 0u);
+        EXPECT_EQ(got.iterations, want.state.iterations);
+        EXPECT_EQ(got.cost, want.state.cost);
+        EXPECT_EQ(std::memcmp(got.centres, want.state.centres, sizeof(float) * 4 * p.k), 0);
+        EXPECT_EQ(std::memcmp(&gotFrom, &warm, sizeof warm), 0);
+      }
+    }
+}
+
 TEST(KmeansGpu, BadTuningThrows) {
   VP_REQUIRE_GPU();
   DeviceImage in(8, 8), out(8, 8);

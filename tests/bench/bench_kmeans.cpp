@@ -116,6 +116,7 @@ BENCHMARK(BM_KmeansGpu)
 
 // Consecutive frames of a moving clip, warm-started from the previous frame's centres
 // with the default epsilon (0.01): time and Lloyd iterations per frame.
+// Args: width, height, threads per block (KmeansTuning::blockThreads).
 void BM_KmeansWarm(benchmark::State& st) {
   if (skipWithoutGpu(st)) return;
   const int w = int(st.range(0)), h = int(st.range(1)), frames = 16;
@@ -125,6 +126,7 @@ void BM_KmeansWarm(benchmark::State& st) {
   DeviceBuffer labels(size_t(w) * h), state(sizeof(KmeansState));
   PinnedBuffer host(sizeof(KmeansState));
   KmeansWorkspace ws;
+  ws.tuning.blockThreads = int(st.range(2));
   KmeansParams p;
   Stream s;
   p.init = KmeansInit::Uniform;  // the clip's first frame
@@ -147,7 +149,14 @@ void BM_KmeansWarm(benchmark::State& st) {
   st.counters["iters"] = iterations / double(st.iterations());
   setRates(st, double(w) * h, iterations / double(st.iterations()));
 }
-BENCHMARK(BM_KmeansWarm)->Args({1920, 1080})->Args({3840, 2160})->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_KmeansWarm)
+    ->ArgNames({"w", "h", "thr"})
+    ->Args({1920, 1080, 256})
+    ->Args({1920, 1080, 768})
+    ->Args({3840, 2160, 256})
+    ->Args({3840, 2160, 768})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
 
 // The CPU twin (OpenMP over every core), 1080p, k 8, 20 iterations, epsilon 0.
 void BM_KmeansCpu(benchmark::State& st) {

@@ -5,8 +5,8 @@
 // K-means | blur -> pack to RGB24 -> D2H, each stage bracketed by events. K-means warm start
 // chains frames: only the K-means stage of frame n waits (cudaStreamWaitEvent) on
 // frame n-1's "centres ready" event and reads that frame's centres in place (kmeansGpu's
-// warmFrom); uploads, packs and downloads still overlap. Stage
-// times are read only from slots whose last event has completed: no device-wide sync.
+// warmFrom); uploads, packs and downloads still overlap. Stage times are read only from
+// slots whose last event has completed: no device-wide sync.
 #include "gpu/box_blur.h"
 #include "gpu/color_convert.h"
 #include "gpu/cuda_resources.h"
@@ -34,7 +34,7 @@ bool sameLayout(const FrameLayout& a, const FrameLayout& b) {
   return true;
 }
 
-constexpr size_t kStateBytes = (sizeof(KmeansState) + 15) / 16 * 16;
+constexpr size_t kStateBytes = sizeof(KmeansState);
 
 struct Slot {
   // Buffers sized for `layout`; reallocated only when the input layout changes.

@@ -102,8 +102,9 @@ class KmeansWorkspace {
 // pointer to width*height bytes (row-major, pitch = width) or nullptr; state: device
 // pointer. warmFrom (device, Warm init only, may be null): read the initial centres from
 // there instead of from *state, e.g. the previous frame's state in a pipeline, which is
-// left unchanged: the frame chain then needs no centre copy. Stream-ordered; no host synchronisation. Throws std::invalid_argument on bad
-// arguments, vp::CudaError on launch failure.
+// left unchanged: the frame chain then needs no centre copy. Stream-ordered; no host
+// synchronisation. Throws std::invalid_argument on bad arguments, vp::CudaError on
+// launch failure.
 void kmeansGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* state, const KmeansParams& params,
                KmeansWorkspace& ws, cudaStream_t stream, const KmeansState* warmFrom = nullptr);
 

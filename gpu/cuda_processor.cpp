@@ -34,8 +34,6 @@ bool sameLayout(const FrameLayout& a, const FrameLayout& b) {
   return true;
 }
 
-constexpr size_t kStateBytes = sizeof(KmeansState);
-
 struct Slot {
   // Buffers sized for `layout`; reallocated only when the input layout changes.
   DeviceBuffer input;        // native planes, same layout as the host frame
@@ -141,10 +139,10 @@ class CudaProcessor final : public Processor {
       s->processed = DeviceImage(w, h);
       s->packed = DeviceBuffer(size_t(w) * h * 3);
       s->output = PinnedBuffer(size_t(w) * h * 3);
-      s->kmeansState = DeviceBuffer(kStateBytes);
+      s->kmeansState = DeviceBuffer(sizeof(KmeansState));
       // K-means writes only the first k centres; the state goes to the host whole.
-      VP_CUDA_CHECK(cudaMemsetAsync(s->kmeansState.get(), 0, kStateBytes, s->stream));
-      s->kmeansStateHost = PinnedBuffer(kStateBytes);
+      VP_CUDA_CHECK(cudaMemsetAsync(s->kmeansState.get(), 0, sizeof(KmeansState), s->stream));
+      s->kmeansStateHost = PinnedBuffer(sizeof(KmeansState));
       s->blur = std::make_unique<BoxBlurWorkspace>(w, h);
     }
     if (!kmeansWs_) kmeansWs_ = std::make_unique<KmeansWorkspace>();

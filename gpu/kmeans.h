@@ -20,7 +20,7 @@
 // Complexity: O(N * k) per iteration, O(M * k^2) for k-means++.
 //
 // GPU: one persistent cooperative kernel runs every iteration (one grid barrier per
-// iteration, triple-buffered cluster sums), so a frame costs one launch (two with
+// iteration, multi-buffered cluster sums), so a frame costs one launch (two with
 // k-means++) and no host synchronisation; everything it produces stays on the device.
 #pragma once
 
@@ -78,12 +78,19 @@ struct KmeansTuning {
   // constants is loaded once per 8 pixels and the loop/address work is shared by two quads (the tree
   // argmin always; 1024-thread blocks run pairs with 768).
   int quadsPerStep = 1;
+  // The per-iteration grid barrier: a counted one (true) or cooperative groups' grid.sync() (false).
+  // Counted: each block adds its sums as count << 32 | channel sum, adds 1 to an arrival counter
+  // without a fence, and reads the sums once the counter is full, again until their counts
+  // add up to the frame (a late atomic): no memory fence and no second barrier phase per iteration.
+  // Frames over 16.8 Mpx (N * 255 >= 2^32) use grid.sync().
+  bool countedBarrier = true;
 };
 constexpr int kMaxSumSlots = 8;
 
-// Device scratch for kmeansGpu, sized once: triple-buffered per-cluster sums and the
-// cost accumulator (left zeroed by every launch), plus the occupancy of each kernel
-// variant on the current device. Not for concurrent use on two streams.
+// Device scratch for kmeansGpu, sized once: multi-buffered per-cluster sums, the cost
+// accumulator and the barrier's arrival counter (left zeroed by every launch), plus the
+// occupancy of each kernel variant on the current device. Not for concurrent use on two
+// streams.
 class KmeansWorkspace {
  public:
   KmeansWorkspace();  // queries the current device; throws vp::CudaError

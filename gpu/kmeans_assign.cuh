@@ -18,6 +18,7 @@ constexpr int kQuadsPerRound = 64;      // quads per thread between flushes: <= 
 struct Scratch {
   ull sums[3][kMaxSumSlots][kMaxClusters][4];  // per iteration buffer and copy: r, g, b sums and pixel count
   ull cost;                                    // final-pass cost accumulator
+  ull arrived;                                 // counted barrier: block arrivals of this launch
 };
 
 struct KernelArgs {
@@ -31,6 +32,7 @@ struct KernelArgs {
   int maxIterations;
   int slots;  // sum copies in use (KmeansTuning::sumSlots)
   float epsilon;
+  bool counted;      // counted barrier (KmeansTuning::countedBarrier) instead of grid.sync()
   bool uniformInit;  // else the state holds the initial centres (warm start or k-means++)
   bool vecIn;        // 16-byte quad loads allowed (pointer and pitch aligned)
   bool vecOut;       // 16-byte quad stores allowed
@@ -146,9 +148,10 @@ __device__ __forceinline__ void accumulate(uint2* acc, int j, uint32_t px) {
   *a = v;
 }
 
-// Reduces (and zeroes) the block's columns; one atomicAdd per cluster and field.
+// Reduces (and zeroes) the block's columns; one atomicAdd per cluster and field. Packed
+// (counted barrier): three fields per cluster, each count << 32 | channel sum.
 template <int T>
-__device__ void flush(uint2* acc, int k, ull* sums) {
+__device__ void flush(uint2* acc, int k, ull* sums, bool packed) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   for (int j = warp; j < k; j += T / 32) {
     uint32_t r = 0, g = 0, b = 0, n = 0;  // <= 1024 columns * 65280: no overflow
@@ -168,7 +171,12 @@ __device__ void flush(uint2* acc, int k, ull* sums) {
       b += __shfl_xor_sync(~0u, b, off), n += __shfl_xor_sync(~0u, n, off);
     }
 #endif
-    if (lane == 0 && n != 0) {
+    if (lane == 0 && n != 0 && packed) {
+      const ull count = ull(n) << 32;
+      atomicAdd(sums + j * 4 + 0, count | r);
+      atomicAdd(sums + j * 4 + 1, count | g);
+      atomicAdd(sums + j * 4 + 2, count | b);
+    } else if (lane == 0 && n != 0) {
       atomicAdd(sums + j * 4 + 0, ull(r));
       atomicAdd(sums + j * 4 + 1, ull(g));
       atomicAdd(sums + j * 4 + 2, ull(b));
@@ -221,7 +229,7 @@ __device__ void assignPass(const KernelArgs& a, uint32_t qBegin, uint32_t qEnd, 
       }
     }
     __syncthreads();
-    flush<T>(acc, a.k, sums);
+    flush<T>(acc, a.k, sums, a.counted);
     if (r1 < qEnd) __syncthreads();  // after the last round the grid barrier follows
   }
 }

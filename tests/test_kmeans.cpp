@@ -371,6 +371,10 @@ std::vector<Variant> gpuVariants() {
     t.quadsPerStep = quads;
     return t;
   };
+  auto gridSync = [](KmeansTuning t) {
+    t.countedBarrier = false;
+    return t;
+  };
   return {{"tree_bps2", make(2, true, 256, 1, 1)},
           {"scan_bps3", make(3, false, 256, 1, 1)},
           {"default", KmeansTuning{}},
@@ -383,7 +387,10 @@ std::vector<Variant> gpuVariants() {
           {"pairs", make(0, true, 256, 1, 2)},
           {"pairs_scan_bps3", make(3, false, 256, 1, 2)},  // pairs use the tree; occupancy caps bps at 2
           {"wide512_pairs_spread8", make(0, true, 512, 8, 2)},
-          {"wide1024_pairs", make(0, true, 1024, 1, 2)}};  // pairs at 1024: 768
+          {"wide1024_pairs", make(0, true, 1024, 1, 2)},  // pairs at 1024: 768
+          {"gridsync", gridSync(KmeansTuning{})},         // the other barrier
+          {"gridsync_scan_bps3", gridSync(make(3, false, 256, 1, 1))},
+          {"gridsync_wide768_spread8", gridSync(make(0, true, 768, 8, 1))}};
 }
 
 class KmeansGpuVsCpu : public testing::TestWithParam<Case> {};

@@ -114,9 +114,37 @@ BENCHMARK(BM_KmeansGpu)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
+// The two grid barriers (KmeansTuning::countedBarrier) side by side, k 8, epsilon 0.
+// Args: width, height, maxIterations, counted, blockThreads, fullGrid.
+void BM_KmeansBarrier(benchmark::State& st) {
+  if (skipWithoutGpu(st)) return;
+  const int w = int(st.range(0)), h = int(st.range(1));
+  KmeansParams p;
+  p.maxIterations = int(st.range(2));
+  p.epsilon = 0.f;
+  KmeansWorkspace ws;
+  ws.tuning.countedBarrier = st.range(3) != 0;
+  ws.tuning.blockThreads = int(st.range(4));
+  ws.tuning.fullGrid = st.range(5) != 0;
+  DeviceImage in = upload(natural(w, h)), out(w, h);
+  DeviceBuffer labels(size_t(w) * h), state(sizeof(KmeansState));
+  Stream s;
+  timeCudaLoop(st, s, [&](cudaStream_t stream) {
+    kmeansGpu(in.view(), out.view(), labels.as<uint8_t>(), state.as<KmeansState>(), p, ws, stream);
+  });
+  setRates(st, double(w) * h, p.maxIterations);
+}
+BENCHMARK(BM_KmeansBarrier)
+    ->ArgNames({"w", "h", "it", "counted", "thr", "full"})
+    ->ArgsProduct({{1920}, {1080}, {20}, {1, 0}, {256, 768}, {0}})
+    ->ArgsProduct({{3840}, {2160}, {20}, {1, 0}, {256, 768}, {0}})
+    ->ArgsProduct({{64}, {64}, {0, 20}, {1, 0}, {256}, {1}})  // barrier cost alone: (t20 - t0) / 20
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
 // Consecutive frames of a moving clip, warm-started from the previous frame's centres
 // with the default epsilon (0.01): time and Lloyd iterations per frame.
-// Args: width, height, threads per block (KmeansTuning::blockThreads).
+// Args: width, height, threads per block (KmeansTuning::blockThreads), counted barrier (0: grid.sync()).
 void BM_KmeansWarm(benchmark::State& st) {
   if (skipWithoutGpu(st)) return;
   const int w = int(st.range(0)), h = int(st.range(1)), frames = 16;
@@ -127,6 +155,7 @@ void BM_KmeansWarm(benchmark::State& st) {
   PinnedBuffer host(sizeof(KmeansState));
   KmeansWorkspace ws;
   ws.tuning.blockThreads = int(st.range(2));
+  ws.tuning.countedBarrier = st.range(3) != 0;
   KmeansParams p;
   Stream s;
   p.init = KmeansInit::Uniform;  // the clip's first frame
@@ -150,11 +179,13 @@ void BM_KmeansWarm(benchmark::State& st) {
   setRates(st, double(w) * h, iterations / double(st.iterations()));
 }
 BENCHMARK(BM_KmeansWarm)
-    ->ArgNames({"w", "h", "thr"})
-    ->Args({1920, 1080, 256})
-    ->Args({1920, 1080, 768})
-    ->Args({3840, 2160, 256})
-    ->Args({3840, 2160, 768})
+    ->ArgNames({"w", "h", "thr", "counted"})
+    ->Args({1920, 1080, 256, 1})
+    ->Args({1920, 1080, 256, 0})
+    ->Args({1920, 1080, 768, 1})
+    ->Args({3840, 2160, 256, 1})
+    ->Args({3840, 2160, 256, 0})
+    ->Args({3840, 2160, 768, 1})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

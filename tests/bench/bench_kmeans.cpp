@@ -27,6 +27,17 @@ void setRates(benchmark::State& st, double pixels, double iterations) {
       benchmark::Counter(pixels * iterations * double(st.iterations()), benchmark::Counter::kIsRate);
 }
 
+// Kernel time of one natural w x h frame by CUDA events, repeated.
+void timeKmeans(benchmark::State& st, int w, int h, const KmeansParams& p, KmeansWorkspace& ws) {
+  DeviceImage in = upload(natural(w, h)), out(w, h);
+  DeviceBuffer labels(size_t(w) * h), state(sizeof(KmeansState));
+  Stream s;
+  timeCudaLoop(st, s, [&](cudaStream_t stream) {
+    kmeansGpu(in.view(), out.view(), labels.as<uint8_t>(), state.as<KmeansState>(), p, ws, stream);
+  });
+  setRates(st, double(w) * h, p.maxIterations);
+}
+
 // Args: width, height, k, maxIterations, blocksPerSm (0: default), fullGrid, init,
 // treeArgmin, blockThreads (variant "wide" when > 256), sumSlots (variant "spread" when
 // > 1), quadsPerStep (variant "pairs" when 2). epsilon = 0: every frame runs exactly
@@ -46,13 +57,7 @@ void BM_KmeansGpu(benchmark::State& st) {
   ws.tuning.blockThreads = int(st.range(8));
   ws.tuning.sumSlots = int(st.range(9));
   ws.tuning.quadsPerStep = int(st.range(10));
-  DeviceImage in = upload(natural(w, h)), out(w, h);
-  DeviceBuffer labels(size_t(w) * h), state(sizeof(KmeansState));
-  Stream s;
-  timeCudaLoop(st, s, [&](cudaStream_t stream) {
-    kmeansGpu(in.view(), out.view(), labels.as<uint8_t>(), state.as<KmeansState>(), p, ws, stream);
-  });
-  setRates(st, double(w) * h, p.maxIterations);
+  timeKmeans(st, w, h, p, ws);
 }
 BENCHMARK(BM_KmeansGpu)
     ->ArgNames({"w", "h", "k", "it", "bps", "full", "init", "tree", "thr", "slots", "q"})
@@ -126,13 +131,7 @@ void BM_KmeansBarrier(benchmark::State& st) {
   ws.tuning.countedBarrier = st.range(3) != 0;
   ws.tuning.blockThreads = int(st.range(4));
   ws.tuning.fullGrid = st.range(5) != 0;
-  DeviceImage in = upload(natural(w, h)), out(w, h);
-  DeviceBuffer labels(size_t(w) * h), state(sizeof(KmeansState));
-  Stream s;
-  timeCudaLoop(st, s, [&](cudaStream_t stream) {
-    kmeansGpu(in.view(), out.view(), labels.as<uint8_t>(), state.as<KmeansState>(), p, ws, stream);
-  });
-  setRates(st, double(w) * h, p.maxIterations);
+  timeKmeans(st, w, h, p, ws);
 }
 BENCHMARK(BM_KmeansBarrier)
     ->ArgNames({"w", "h", "it", "counted", "thr", "full"})

@@ -70,8 +70,11 @@ __device__ __forceinline__ ull loadRelaxed(const ull* p) {
 // No fence: the fields carry their own pixel counts (count << 32 | channel sum) and
 // only ever grow while the launch runs, so a snapshot whose counts add up to the
 // frame's pixel count in every channel holds every block's contribution. The arrival
-// counter only says when to look. Buffer it % 2 gets no iteration it + 2 additions
-// before every block has arrived for it + 1, which each does after its snapshot of it.
+// counter says when to look, and it keeps blocks without pixels (they add nothing) in
+// step: buffer it % 2 gets no iteration it + 2 additions before every block has arrived
+// for it + 1, and a block arrives for it + 1 only after this loop has consumed its
+// snapshot of it: the loop cannot exit before its loads have returned their values, and
+// the arrival is issued later, so no fence is needed for that order.
 __device__ __forceinline__ void countedSnapshot(const KernelArgs& a, const ull* sums, int it, ull (&seen)[3],
                                                 ull& sr, ull& sg, ull& sb, ull& n) {
   const int lane = threadIdx.x;

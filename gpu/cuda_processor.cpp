@@ -149,7 +149,8 @@ class CudaProcessor final : public Processor {
       kmeansWs_ = std::make_unique<KmeansWorkspace>();
       // Two blocks per SM, not the standalone kernel's three at 4K: three take 94% of an
       // SM's registers (3 x 256 threads x 80), so each cooperative launch would wait for
-      // the other slots' kernels to drain. Measured 4K K-means 1068 -> 1809 fps at 3 streams (notes/pipeline.md).
+      // the other slots' kernels to drain. Measured 4K K-means 1068 -> 1809 fps at 3
+      // streams (notes/pipeline.md).
       kmeansWs_->tuning.blocksPerSm = 2;
     }
     // New buffers hold no centres: the next K-means frame re-initialises.

@@ -75,7 +75,7 @@ __device__ __forceinline__ ull loadRelaxed(const ull* p) {
 // for it + 1, and a block arrives for it + 1 only after this loop has consumed its
 // snapshot of it: the loop cannot exit before its loads have returned their values, and
 // the arrival is issued later, so no fence is needed for that order.
-__device__ __forceinline__ void countedSnapshot(const KernelArgs& a, const ull* sums, int it, ull (&seen)[3],
+__device__ __forceinline__ void countedSnapshot(const KernelArgs& a, const ull* sums, int it, ull (&seen)[3][32],
                                                 ull& sr, ull& sg, ull& sb, ull& n) {
   const int lane = threadIdx.x;
   if (lane == 0) {
@@ -94,11 +94,11 @@ __device__ __forceinline__ void countedSnapshot(const KernelArgs& a, const ull* 
         for (int f = 0; f < 3; ++f) v[f] += loadRelaxed(sums + (c * kMaxClusters + lane) * 4 + f);
     bool complete = true;
     for (int f = 0; f < 3; ++f) {
-      d[f] = v[f] - seen[f];  // modulo 2^64: this iteration's additions
+      d[f] = v[f] - seen[f][lane];  // modulo 2^64: this iteration's additions
       complete &= warpSum(uint32_t(d[f] >> 32)) == pixels;
     }
     if (complete) {
-      for (int f = 0; f < 3; ++f) seen[f] = v[f];
+      for (int f = 0; f < 3; ++f) seen[f][lane] = v[f];
       break;
     }
   }
@@ -194,7 +194,12 @@ __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(Ker
 
   float shift2 = INFINITY;
   int it = 0;
-  ull seen[3] = {}, seenOther[3] = {};  // counted barrier, warp 0: buffer it % 2's and the other's last totals
+  // Counted barrier, warp 0 only: each sum buffer's totals at its last snapshot, per lane
+  // (shared memory: in registers every thread would carry them through the loop).
+  __shared__ ull seen[2][3][32];
+  if (tid < 32)
+    for (int b = 0; b < 2; ++b)
+      for (int f = 0; f < 3; ++f) seen[b][f][tid] = 0;
   while (it < a.maxIterations) {
     ull* sums = &a.scratch->sums[a.counted ? it % 2 : it % 3][0][0][0];
     assignPass<KB, kTree, T, Q>(a, qBegin, qEnd, qpr, coeff, first, acc,
@@ -207,11 +212,7 @@ __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(Ker
       float d2 = 0.f;
       ull sr = 0, sg = 0, sb = 0, n = 0;  // the copies' sum: the same integers whatever the split
       if (a.counted) {
-        countedSnapshot(a, sums, it, seen, sr, sg, sb, n);
-        for (int f = 0; f < 3; ++f) {
-          const ull t = seen[f];
-          seen[f] = seenOther[f], seenOther[f] = t;
-        }
+        countedSnapshot(a, sums, it, seen[it % 2], sr, sg, sb, n);
       } else if (tid < k) {
         for (int c = 0; c < a.slots; ++c) {
           const ull* s = sums + (c * kMaxClusters + tid) * 4;

@@ -23,6 +23,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace vp {
@@ -42,6 +43,8 @@ constexpr int kBandColumns = 32;                  // column-pass v2 block: 32 co
 constexpr int kBandGroups = 16;                   //   x 16 row groups
 constexpr int kBandThreads = kBandColumns * kBandGroups;
 constexpr size_t kBandSmemTarget = 110 << 10;     // bytes: two band blocks per SM at the largest radii
+constexpr int kSlideThreads = 128;                // column-pass v3 block: 128 columns
+constexpr int kSlideTargetThreads = 128 << 10;    //   threads per frame the segment length aims for
 constexpr int kRowThreads = 256;                  // row-pass block: one image row
 constexpr int kRowWarps = kRowThreads / 32;
 constexpr int kRowItems = 4;                      // consecutive sums per lane in the row scan
@@ -189,6 +192,76 @@ __global__ void __launch_bounds__(kBandThreads)
                                     __byte_perm(sRb, uint32_t(alpha[j * kBandColumns + c]), 0x5432));
     *reinterpret_cast<uint2*>(sums.row(y0 + j) + x) = packed;
   }
+}
+
+// Column pass, version 3 (sliding window): a thread owns one column and `segLen` output
+// rows. It sums the 2r+1 samples around its first row, then slides: each row adds the
+// sample entering at y+r+1 and subtracts the one leaving at y-r. R|B and G|A ride in
+// two 16-bit lanes per word, exact mod 2^32 because every window sum is at most
+// (2*128+1)*255 = 65535. Per output: three 4-byte loads (entering, leaving, the centre's
+// alpha), one 8-byte store and ~20 instructions; no shared memory and no barrier. A
+// thread's loads do not depend on its sums, so every loop issues kBatch rows of loads
+// before using them: one row at a time, each row would wait a full memory latency.
+// Rows whose window reaches past an edge fetch through extendIndex.
+template <int kBatch>
+__global__ void __launch_bounds__(kSlideThreads)
+    columnSlideKernel(ConstRgbaView in, ImageView<ushort4> sums, int radius, BorderMode border, int segLen) {
+  waitForPriorGrid();
+  releaseNextGrid();
+  const int x = blockIdx.x * kSlideThreads + threadIdx.x, h = in.height;
+  if (x >= in.width) return;
+  const int y0 = blockIdx.y * segLen, y1 = min(h, y0 + segLen);
+  const char* column = reinterpret_cast<const char*>(in.data + x);
+  const size_t pitch = in.pitch;
+  auto at = [column, pitch](int y) { return __ldg(reinterpret_cast<const uint32_t*>(column + size_t(y) * pitch)); };
+  auto sample = [&](int y) {  // through the border extension
+    const int sy = blur::extendIndex(y, h, border);
+    return sy < 0 ? 0u : at(sy);
+  };
+  uint32_t rb = 0, ga = 0;
+  // The first window, rows [y0 - r, y0 + r].
+  const int first = y0 - radius, count = 2 * radius + 1;
+  int i = 0;
+  for (; i + kBatch <= count; i += kBatch) {
+    uint32_t p[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) p[j] = sample(first + i + j);
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) rb += blur::lanesRb(p[j]), ga += blur::lanesGa(p[j]);
+  }
+  for (; i < count; ++i) {
+    const uint32_t p = sample(first + i);
+    rb += blur::lanesRb(p), ga += blur::lanesGa(p);
+  }
+  // Rows [ya, yb): emit, then slide by one row. kEdge: samples through extendIndex.
+  auto slide = [&](auto edge, int ya, int yb) {
+    constexpr bool kEdge = decltype(edge)::value;
+    auto get = [&](int yy) { return kEdge ? sample(yy) : at(yy); };
+    for (int y = ya; y < yb; y += kBatch) {
+      uint32_t centre[kBatch], add[kBatch], sub[kBatch];
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) {
+        const int yy = y + j < yb ? y + j : y;  // past yb: a harmless repeat of row y
+        centre[j] = at(yy);
+        add[j] = get(yy + radius + 1);
+        sub[j] = get(yy - radius);
+      }
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) {
+        if (y + j >= yb) break;
+        // ushort4 (R, G, B, alpha) = words (R | G << 16, B | alpha << 16)
+        *reinterpret_cast<uint2*>(sums.row(y + j) + x) =
+            make_uint2(__byte_perm(rb, ga, 0x5410), __byte_perm(rb, centre[j] >> 8, 0x7632));
+        rb += blur::lanesRb(add[j]) - blur::lanesRb(sub[j]);
+        ga += blur::lanesGa(add[j]) - blur::lanesGa(sub[j]);
+      }
+    }
+  };
+  // Interior rows (y - r >= 0 and y + r + 1 < h) need no border mapping.
+  const int fastBegin = min(y1, max(y0, radius)), fastEnd = max(fastBegin, min(y1, h - radius - 1));
+  slide(std::true_type{}, y0, fastBegin);
+  slide(std::false_type{}, fastBegin, fastEnd);
+  slide(std::true_type{}, fastEnd, y1);
 }
 
 // A ushort4 from the two little-endian words it occupies in memory.
@@ -466,6 +539,19 @@ int bandRows(int h, int r, int requested, size_t optin) {
   return band < h ? band : h;
 }
 
+// Output rows per thread of the sliding column pass: enough segments for about
+// kSlideTargetThreads threads, but at least (2r+1)/2 rows, so the window sum that starts
+// a segment at most doubles the loads; or the requested count.
+int slideRows(int w, int h, int r, int requested) {
+  if (requested < 0) throw std::invalid_argument("boxBlurGpu: " + std::to_string(requested) + " slide rows unsupported");
+  if (requested) return requested < h ? requested : h;
+  const int64_t columns = int64_t(w + kSlideThreads - 1) / kSlideThreads * kSlideThreads;
+  int rows = int(columns * h / kSlideTargetThreads);
+  const int minRows = (2 * r + 1) / 2 > 16 ? (2 * r + 1) / 2 : 16;
+  rows = rows > minRows ? rows : minRows;
+  return rows < h ? rows : h;
+}
+
 }  // namespace
 
 BoxBlurWorkspace::BoxBlurWorkspace(int maxWidth, int maxHeight) : maxWidth_(maxWidth), maxHeight_(maxHeight) {
@@ -516,10 +602,14 @@ void detail::boxBlurGpuTuned(ConstRgbaView in, RgbaView out, const BlurParams& p
   // frames: 16-byte row segments per warp) and the halo is small: measured at 4K, bands
   // win by 8 us at r <= 15 and lose by 4 / 27 us at r = 50 / 100; at 1080p (8 columns)
   // whole columns win by ~1 us at r = 15 and 11 us at r = 100.
+  if (tuning.slideBatch != 4 && tuning.slideBatch != 8)
+    throw std::invalid_argument("boxBlurGpu: slide batch " + std::to_string(tuning.slideBatch) + " unsupported");
+  const bool useSlide = tuning.columnVersion == 3;
+  const int slide = useSlide ? slideRows(w, h, r, tuning.slideRows) : 0;
   const bool useBands = tuning.columnVersion == 2 ||
                         (tuning.columnVersion == 0 && r <= 32 && columnsPerBlock(h, 0, optin) < 8);
   const int band = useBands ? bandRows(h, r, tuning.bandRows, optin) : 0;
-  const int cw = band ? 0 : columnsPerBlock(h, tuning.verticalColumns, optin);
+  const int cw = band || slide ? 0 : columnsPerBlock(h, tuning.verticalColumns, optin);
   const RowConfig row = rowConfig(w, tuning.rowVersion, tuning.rowThreads);
   const blur::Divider div = blur::makeDivider(uint32_t(2 * r + 1) * uint32_t(2 * r + 1));
   const DevicePitchedBuffer& sumsBuf = BoxBlurWorkspaceAccess::sums(ws);
@@ -530,7 +620,11 @@ void detail::boxBlurGpuTuned(ConstRgbaView in, RgbaView out, const BlurParams& p
 
   bool first = true;  // the first kernel waits for the stream the ordinary way
   auto columnPass = [&](ConstRgbaView src) {
-    if (band) {
+    if (slide) {
+      launch(tuning.slideBatch == 8 ? columnSlideKernel<8> : columnSlideKernel<4>,
+             dim3((w + kSlideThreads - 1) / kSlideThreads, (h + slide - 1) / slide),
+             dim3(kSlideThreads), 0, stream, pdl && !first, src, sums, r, params.border, slide);
+    } else if (band) {
       launch(columnBandKernel, dim3((w + kBandColumns - 1) / kBandColumns, (h + band - 1) / band),
              dim3(kBandColumns, kBandGroups), bandSmemBytes(band, r), stream, pdl && !first, src, sums, r,
              params.border, band);

@@ -93,10 +93,13 @@ namespace detail {
 // Launch choices of boxBlurGpu, exposed so benchmarks and tests can compare versions.
 struct BoxBlurTuning {
   bool pdl = true;          // programmatic dependent launch between the kernels (sm_90+)
-  int columnVersion = 0;    // column pass: 1 whole-column blocks, 2 bands of rows; 0: by size and radius
+  int columnVersion = 0;    // column pass: 1 whole-column blocks, 2 bands of rows, 3 sliding window;
+                            // 0: by size and radius
   int rowVersion = 0;       // row pass: 1 read-modify-write scan, 2 register scan; 0: by width
   int verticalColumns = 0;  // version 1: columns per block (1, 2, 4, 8); 0: chosen by height
   int bandRows = 0;         // version 2: output rows per block; 0: chosen by radius
+  int slideRows = 0;        // version 3: output rows per thread; 0: chosen by size and radius
+  int slideBatch = 4;       // version 3: rows whose loads a thread issues together, 4 or 8
   int rowThreads = 0;       // row version 2: threads per block (256, 512, 1024); 0: chosen by width
   int stages = 3;           // bit 0: column pass, bit 1: row pass (benchmarks time one alone)
 };

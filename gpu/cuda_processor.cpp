@@ -150,8 +150,11 @@ class CudaProcessor final : public Processor {
       // Two blocks per SM, not the standalone kernel's three at 4K: three take 94% of an
       // SM's registers (3 x 256 threads x 80), so each cooperative launch would wait for
       // the other slots' kernels to drain. Measured 4K K-means 1068 -> 1809 fps at 3
-      // streams (notes/pipeline.md).
+      // streams (notes/pipeline.md). 256-thread blocks, not the standalone default of 768
+      // for k <= 8: a 768-thread block needs a whole SM free while other streams' kernels
+      // run (1080p at 3 / 4 streams: 5767 / 5761 fps with 256, 4642 / 5449 with 768).
       kmeansWs_->tuning.blocksPerSm = 2;
+      kmeansWs_->tuning.blockThreads = 256;
     }
     // New buffers hold no centres: the next K-means frame re-initialises.
     lastKmeans_ = nullptr;

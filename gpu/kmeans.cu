@@ -349,7 +349,7 @@ void kmeansGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* sta
   if (t.sumSlots < 1 || t.sumSlots > kMaxSumSlots)
     throw std::invalid_argument("kmeans: KmeansTuning::sumSlots must be 1..kMaxSumSlots");
   const int bucket = bucketIndex(params.k);
-  int size = sizeIndex(t.blockThreads != 0 ? t.blockThreads : 256);
+  int size = sizeIndex(t.blockThreads != 0 ? t.blockThreads : params.k <= 8 ? 768 : 256);
   if (t.quadsPerStep != 1 && t.quadsPerStep != 2)
     throw std::invalid_argument("kmeans: KmeansTuning::quadsPerStep must be 1 or 2");
   // The scan is built for 256 threads without pairs only; pairs use the tree.

@@ -62,13 +62,13 @@ struct KmeansTuning {
   bool fullGrid = false;   // use every allowed block even for tiny images (benchmarks the barrier cost)
   bool treeArgmin = true;  // nearest centre by a min tree (fewer compare/selects) or a plain scan
                            // (the scan exists for 256-thread blocks only; wider blocks always use the tree)
-  // Variant "wide": threads per block, 256, 512, 768 or 1024; 0 (default) = 256.
+  // Variant "wide": threads per block, 256, 512, 768 or 1024; 0 (default) = 768 for k <= 8, else 256.
   // One wide block per SM has the warps of 2-4 narrow ones but a quarter to a half of the barrier
   // arrivals and sum atomics. 1024 is built for k <= 8 only (64 registers); k > 8 runs with 768.
-  // Measured on the H200 (k=8, 20 iterations, alone): 768 threads took 1080p from 240 to 223 us and
-  // 4K from 638 to 599 us, but the one pipeline run with 768 as default gave 4640 fps against
-  // 4933-5178 with 256 (warm frames run 2-7 iterations). Default stays 256 until both are
-  // measured side by side in the pipeline (notes/kmeans.md).
+  // Measured on the H200 (k=8, 20 iterations, alone, counted barrier): 768 threads 198 / 569 us
+  // at 1080p / 4K against 199 / 622 with 256; warm clip 89 / 168 against 91 / 180 us. The
+  // pipeline sets 256: its streams run side by side, and a 768-thread block waits for a
+  // whole SM (notes/kmeans.md, notes/pipeline.md).
   int blockThreads = 0;
   // Variant "spread": copies of the per-cluster sums, 1 (default) to kMaxSumSlots; block b adds into copy
   // b % sumSlots, the centre update adds the copies (integers: the same sums), so at most

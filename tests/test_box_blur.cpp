@@ -320,6 +320,13 @@ TEST(BoxBlurGpu, EveryLaunchVariantMatchesCpu) {
     t.bandRows = bandRows;
     expectGpuMatchesCpu({sizes, {3, 100}, {1, 3}, {false}, t});
   }
+  for (int slideRows : {1, 7, 64, 300}) {  // segment edges everywhere; segments taller than the image
+    detail::BoxBlurTuning t = variant(3, 2);
+    t.slideRows = slideRows;
+    expectGpuMatchesCpu({sizes, {3, 100}, {1, 3}, {false}, t});
+  }
+  expectGpuMatchesCpu({{{1, 1}, {2, 3}, {37, 23}, {130, 70}, {1921, 1081}}, {1, 2, 15, 128}, {1, 2}, {false, true},
+                       variant(3, 2)});
   for (int threads : {256, 512, 1024}) {  // 1, 2 or 4 chunks per warp
     detail::BoxBlurTuning t = variant(2, 2);
     t.rowThreads = threads;
@@ -372,6 +379,9 @@ TEST(BoxBlurGpu, SanitizerSubset) {
   detail::BoxBlurTuning t = variant(2, 2);
   t.bandRows = 5;
   t.rowThreads = 1024;
+  expectGpuMatchesCpu({{{37, 23}}, {7}, {2}, {false}, t});
+  t = variant(3, 2);
+  t.slideRows = 5;
   expectGpuMatchesCpu({{{37, 23}}, {7}, {2}, {false}, t});
 }
 

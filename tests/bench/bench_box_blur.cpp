@@ -15,12 +15,13 @@ void setImageBytes(benchmark::State& state, int w, int h) {
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(w) * h * 4 * 2);  // read + write
 }
 
-// Args: w, h, radius, border (0 zero, 1 replicate, 2 reflect, 3 wrap), passes,
-// and the launch variant: pdl (0/1), columns per column-pass block (0: auto), stages.
-void runGpu(benchmark::State& state, const detail::BoxBlurTuning& tuning) {
+// Args: w, h, radius, border (0 zero, 1 replicate, 2 reflect, 3 wrap), passes: the
+// benchmark's first five, or `args` when given.
+void runGpu(benchmark::State& state, const detail::BoxBlurTuning& tuning, const int64_t* args = nullptr) {
   if (skipWithoutGpu(state)) return;
-  const int w = int(state.range(0)), h = int(state.range(1));
-  const BlurParams p{int(state.range(2)), int(state.range(4)), borderArg(state.range(3))};
+  auto arg = [&](int i) { return args ? args[i] : state.range(i); };
+  const int w = int(arg(0)), h = int(arg(1));
+  const BlurParams p{int(arg(2)), int(arg(4)), borderArg(arg(3))};
   const DeviceImage in = upload(makeNatural(w, h, 1));
   DeviceImage out(w, h);
   BoxBlurWorkspace ws(w, h);
@@ -45,7 +46,7 @@ BENCHMARK(BM_BoxBlurGpu)
 
 // Launch variants, to see what each choice is worth (notes/box_blur.md). Extra args:
 // column version, row version, pdl, stages (1 column pass only, 2 row pass only, 3 both),
-// row threads (0: by width), band rows (0: by radius).
+// row threads (0: by width), rows per column-pass block (v2) or thread (v3); 0: by size and radius.
 void BM_BoxBlurGpuVariant(benchmark::State& state) {
   detail::BoxBlurTuning t;
   t.columnVersion = int(state.range(5));
@@ -53,11 +54,11 @@ void BM_BoxBlurGpuVariant(benchmark::State& state) {
   t.pdl = state.range(7) != 0;
   t.stages = int(state.range(8));
   t.rowThreads = int(state.range(9));
-  t.bandRows = int(state.range(10));
+  t.bandRows = t.slideRows = int(state.range(10));
   runGpu(state, t);
 }
 BENCHMARK(BM_BoxBlurGpuVariant)
-    ->ArgNames({"w", "h", "r", "border", "passes", "col", "row", "pdl", "stages", "rowthreads", "band"})
+    ->ArgNames({"w", "h", "r", "border", "passes", "col", "row", "pdl", "stages", "rowthreads", "rows"})
     ->ArgsProduct({{1920}, {1080}, {15, 100}, {1}, {1}, {1, 2}, {1, 2}, {1}, {3}, {0}, {0}})
     ->ArgsProduct({{3840}, {2160}, {15, 100}, {1}, {1}, {1, 2}, {1, 2}, {1}, {3}, {0}, {0}})
     ->ArgsProduct({{1920}, {1080}, {15, 100}, {1}, {1}, {2}, {2}, {1}, {1, 2}, {0}, {0}})
@@ -67,6 +68,29 @@ BENCHMARK(BM_BoxBlurGpuVariant)
     ->ArgsProduct({{3840}, {2160}, {15}, {1}, {1}, {2}, {2}, {1}, {3}, {512}, {0}})
     ->ArgsProduct({{1920}, {1080}, {15}, {1}, {1}, {2}, {2}, {1}, {3}, {0}, {32, 128}})
     ->ArgsProduct({{3840}, {2160}, {100}, {1}, {1}, {2}, {2}, {1}, {3}, {0}, {64, 128}})
+    // Sliding column pass (v3): alone and with the row pass, against v1 alone; segment rows.
+    ->ArgsProduct({{1920}, {1080}, {1, 15, 50, 100}, {1}, {1}, {1, 3}, {2}, {1}, {1, 3}, {0}, {0}})
+    ->ArgsProduct({{3840}, {2160}, {1, 15, 50, 100}, {1}, {1}, {1, 3}, {2}, {1}, {1, 3}, {0}, {0}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+// Sliding column pass (v3) alone or with the row pass: rows per thread (0: by size and
+// radius) and rows of loads issued together. Args: w, h, r, rows, batch, stages.
+void BM_BoxBlurGpuSlide(benchmark::State& state) {
+  detail::BoxBlurTuning t;
+  t.columnVersion = 3;
+  t.slideRows = int(state.range(3));
+  t.slideBatch = int(state.range(4));
+  t.stages = int(state.range(5));
+  const int64_t args[] = {state.range(0), state.range(1), state.range(2), 1, 1};  // replicate, one pass
+  runGpu(state, t, args);
+}
+BENCHMARK(BM_BoxBlurGpuSlide)
+    ->ArgNames({"w", "h", "r", "rows", "batch", "stages"})
+    ->ArgsProduct({{1920}, {1080}, {1, 5, 15, 50, 100}, {0}, {4, 8}, {1, 3}})
+    ->ArgsProduct({{3840}, {2160}, {1, 5, 15, 50, 100}, {0}, {4, 8}, {1, 3}})
+    ->ArgsProduct({{1920}, {1080}, {15, 100}, {16, 32, 64}, {4, 8}, {1}})
+    ->ArgsProduct({{3840}, {2160}, {15, 100}, {16, 32, 64}, {4, 8}, {1}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

@@ -39,7 +39,7 @@ void timeKmeans(benchmark::State& st, int w, int h, const KmeansParams& p, Kmean
 }
 
 // Args: width, height, k, maxIterations, blocksPerSm (0: default), fullGrid, init,
-// treeArgmin, blockThreads (variant "wide" when > 256), sumSlots (variant "spread" when
+// treeArgmin, blockThreads (0: the default; variant "wide" when > 256), sumSlots (variant "spread" when
 // > 1), quadsPerStep (variant "pairs" when 2). epsilon = 0: every frame runs exactly
 // maxIterations.
 void BM_KmeansGpu(benchmark::State& st) {
@@ -61,12 +61,14 @@ void BM_KmeansGpu(benchmark::State& st) {
 }
 BENCHMARK(BM_KmeansGpu)
     ->ArgNames({"w", "h", "k", "it", "bps", "full", "init", "tree", "thr", "slots", "q"})
-    ->Args({1920, 1080, 8, 20, 0, 0, 0, 1, 256, 1, 1})  // the 1080p target, default shape
+    ->Args({1920, 1080, 8, 20, 0, 0, 0, 1, 0, 1, 1})    // the 1080p target, default shape (768 threads)
+    ->Args({1920, 1080, 8, 20, 0, 0, 0, 1, 256, 1, 1})
     ->Args({1920, 1080, 8, 20, 3, 0, 0, 1, 256, 1, 1})  // launch shapes and argmin variants
     ->Args({1920, 1080, 8, 20, 1, 0, 0, 1, 256, 1, 1})
     ->Args({1920, 1080, 8, 20, 2, 0, 0, 0, 256, 1, 1})
     ->Args({1920, 1080, 8, 20, 3, 0, 0, 0, 256, 1, 1})
-    ->Args({3840, 2160, 8, 20, 0, 0, 0, 1, 256, 1, 1})  // the 4K target
+    ->Args({3840, 2160, 8, 20, 0, 0, 0, 1, 0, 1, 1})    // the 4K target, default shape
+    ->Args({3840, 2160, 8, 20, 0, 0, 0, 1, 256, 1, 1})
     ->Args({3840, 2160, 8, 20, 3, 0, 0, 1, 256, 1, 1})
     ->Args({3840, 2160, 8, 20, 2, 0, 0, 0, 256, 1, 1})
     ->Args({1920, 1080, 4, 20, 0, 0, 0, 1, 256, 1, 1})  // k sweep

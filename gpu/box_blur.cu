@@ -1,11 +1,12 @@
 // Box blur on CUDA: two kernels per pass, O(1) work per pixel whatever the radius.
 //
-// Column pass first (columnBandKernel, the default): a block owns 32 columns x a band of
-// output rows and prefix-sums its columns over the band plus r rows above and below
-// (samples fetched through the border extension), R|B and G|A packed two 16-bit lanes
-// per word; window sums are one prefix difference. Out: ushort4 (R, G, B sums, alpha)
-// per pixel, 8 bytes, L2-resident at 1080p. (columnSumsKernel, version 1: a block owns
-// whole columns and keeps the column prefix in shared memory; fewer, narrower blocks.)
+// Column pass first, by frame height and radius (boxBlurGpuTuned): columnSlideKernel
+// (version 3) slides a running window sum down a column segment per thread, R|B and G|A
+// packed two 16-bit lanes per word; columnSumsKernel (version 1) gives a block whole
+// columns and keeps the column prefix in shared memory (window sums are one prefix
+// difference, flat in r); columnBandKernel (version 2, no longer a default) prefix-sums
+// 32 columns over a band of rows plus r halo rows. Out: ushort4 (R, G, B sums, alpha) per
+// pixel, 8 bytes, L2-resident at 1080p.
 // Row pass (rowBlurKernel2, the default): a block per row; each lane loads 4 consecutive
 // sums (two 16-byte loads), warps scan with shuffles in registers, the warp offsets are
 // added when the prefix is written to shared memory; every output pixel then reads two
@@ -23,7 +24,6 @@
 
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 #include <utility>
 
 namespace vp {
@@ -233,35 +233,47 @@ __global__ void __launch_bounds__(kSlideThreads)
     const uint32_t p = sample(first + i);
     rb += blur::lanesRb(p), ga += blur::lanesGa(p);
   }
-  // Rows [ya, yb): emit, then slide by one row. kEdge: samples through extendIndex.
-  auto slide = [&](auto edge, int ya, int yb) {
-    constexpr bool kEdge = decltype(edge)::value;
-    auto get = [&](int yy) { return kEdge ? sample(yy) : at(yy); };
+  // Emits row y's sums, then slides the window down by one row.
+  auto step = [&](int y, uint32_t centre, uint32_t add, uint32_t sub) {
+    // ushort4 (R, G, B, alpha) = words (R | G << 16, B | alpha << 16)
+    *reinterpret_cast<uint2*>(sums.row(y) + x) =
+        make_uint2(__byte_perm(rb, ga, 0x5410), __byte_perm(rb, centre >> 8, 0x7632));
+    rb += blur::lanesRb(add) - blur::lanesRb(sub);
+    ga += blur::lanesGa(add) - blur::lanesGa(sub);
+  };
+  // Rows whose window reaches past an edge, [ya, yb): batched, samples through extendIndex.
+  auto edgeRows = [&](int ya, int yb) {
     for (int y = ya; y < yb; y += kBatch) {
       uint32_t centre[kBatch], add[kBatch], sub[kBatch];
 #pragma unroll
       for (int j = 0; j < kBatch; ++j) {
         const int yy = y + j < yb ? y + j : y;  // past yb: a harmless repeat of row y
         centre[j] = at(yy);
-        add[j] = get(yy + radius + 1);
-        sub[j] = get(yy - radius);
+        add[j] = sample(yy + radius + 1);
+        sub[j] = sample(yy - radius);
       }
 #pragma unroll
-      for (int j = 0; j < kBatch; ++j) {
-        if (y + j >= yb) break;
-        // ushort4 (R, G, B, alpha) = words (R | G << 16, B | alpha << 16)
-        *reinterpret_cast<uint2*>(sums.row(y + j) + x) =
-            make_uint2(__byte_perm(rb, ga, 0x5410), __byte_perm(rb, centre[j] >> 8, 0x7632));
-        rb += blur::lanesRb(add[j]) - blur::lanesRb(sub[j]);
-        ga += blur::lanesGa(add[j]) - blur::lanesGa(sub[j]);
-      }
+      for (int j = 0; j < kBatch; ++j)
+        if (y + j < yb) step(y + j, centre[j], add[j], sub[j]);
     }
   };
-  // Interior rows (y - r >= 0 and y + r + 1 < h) need no border mapping.
+  // Interior rows (y - r >= 0 and y + r + 1 < h) need no border mapping; whole batches
+  // run unguarded, the few rows left go the edge way.
   const int fastBegin = min(y1, max(y0, radius)), fastEnd = max(fastBegin, min(y1, h - radius - 1));
-  slide(std::true_type{}, y0, fastBegin);
-  slide(std::false_type{}, fastBegin, fastEnd);
-  slide(std::true_type{}, fastEnd, y1);
+  edgeRows(y0, fastBegin);
+  int y = fastBegin;
+  for (; y + kBatch <= fastEnd; y += kBatch) {
+    uint32_t centre[kBatch], add[kBatch], sub[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      centre[j] = at(y + j);
+      add[j] = at(y + j + radius + 1);
+      sub[j] = at(y + j - radius);
+    }
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) step(y + j, centre[j], add[j], sub[j]);
+  }
+  edgeRows(y, y1);
 }
 
 // A ushort4 from the two little-endian words it occupies in memory.
@@ -598,16 +610,20 @@ void detail::boxBlurGpuTuned(ConstRgbaView in, RgbaView out, const BlurParams& p
     return;
   }
   const size_t optin = BoxBlurWorkspaceAccess::sharedOptin(ws);
-  // Bands by default only where whole-column blocks must be narrower than 8 columns (tall
-  // frames: 16-byte row segments per warp) and the halo is small: measured at 4K, bands
-  // win by 8 us at r <= 15 and lose by 4 / 27 us at r = 50 / 100; at 1080p (8 columns)
-  // whole columns win by ~1 us at r = 15 and 11 us at r = 100.
   if (tuning.slideBatch != 4 && tuning.slideBatch != 8)
     throw std::invalid_argument("boxBlurGpu: slide batch " + std::to_string(tuning.slideBatch) + " unsupported");
-  const bool useSlide = tuning.columnVersion == 3;
+  // Default column pass (H200, with the v2 row pass, BM_BoxBlurGpuSlide against
+  // BM_BoxBlurGpuVariant col 1; notes/box_blur.md): where whole-column blocks must be
+  // narrower than 8 columns (tall frames such as 4K: 16-byte row segments per warp), the
+  // sliding window up to r = 64 (4K r = 1 / 15 / 50: 77 / 86 / 100 us against 107 / 109 /
+  // 111 for whole columns), whole columns above (r = 100: 109 against 110; the sliding
+  // window's start and its far-apart rows grow with r). With 8-column blocks (1080p), the
+  // sliding window up to r = 15 (23 / 27 us at r = 1 / 15 against 28 / 30; r = 50: 36 against 28).
+  const bool narrowColumns = columnsPerBlock(h, 0, optin) < 8;
+  const bool useSlide =
+      tuning.columnVersion == 3 || (tuning.columnVersion == 0 && r <= (narrowColumns ? 64 : 15));
   const int slide = useSlide ? slideRows(w, h, r, tuning.slideRows) : 0;
-  const bool useBands = tuning.columnVersion == 2 ||
-                        (tuning.columnVersion == 0 && r <= 32 && columnsPerBlock(h, 0, optin) < 8);
+  const bool useBands = tuning.columnVersion == 2;
   const int band = useBands ? bandRows(h, r, tuning.bandRows, optin) : 0;
   const int cw = band || slide ? 0 : columnsPerBlock(h, tuning.verticalColumns, optin);
   const RowConfig row = rowConfig(w, tuning.rowVersion, tuning.rowThreads);

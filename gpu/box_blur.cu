@@ -610,18 +610,22 @@ void detail::boxBlurGpuTuned(ConstRgbaView in, RgbaView out, const BlurParams& p
     return;
   }
   const size_t optin = BoxBlurWorkspaceAccess::sharedOptin(ws);
-  if (tuning.slideBatch != 4 && tuning.slideBatch != 8)
+  if (tuning.slideBatch != 0 && tuning.slideBatch != 4 && tuning.slideBatch != 8)
     throw std::invalid_argument("boxBlurGpu: slide batch " + std::to_string(tuning.slideBatch) + " unsupported");
+  // Batch 8 past r = 32: longer first windows and edge runs keep more loads in flight
+  // (4K with the row pass, r = 50 / 100: 96.7 / 103 us against 101 / 110 with batch 4);
+  // at small r 4 is as fast, with 40 registers instead of 56.
+  const int slideBatch = tuning.slideBatch ? tuning.slideBatch : r > 32 ? 8 : 4;
   // Default column pass (H200, with the v2 row pass, BM_BoxBlurGpuSlide against
   // BM_BoxBlurGpuVariant col 1; notes/box_blur.md): where whole-column blocks must be
   // narrower than 8 columns (tall frames such as 4K: 16-byte row segments per warp), the
-  // sliding window up to r = 64 (4K r = 1 / 15 / 50: 77 / 86 / 100 us against 107 / 109 /
-  // 111 for whole columns), whole columns above (r = 100: 109 against 110; the sliding
-  // window's start and its far-apart rows grow with r). With 8-column blocks (1080p), the
+  // sliding window up to r = 100 (4K r = 1 / 15 / 50 / 100: 77 / 87 / 96 / 103 us against
+  // 107 / 109 / 111 / 109-110 for whole columns), whole columns above (r = 128: sliding 112;
+  // its first window and far-apart rows grow with r). With 8-column blocks (1080p), the
   // sliding window up to r = 15 (23 / 27 us at r = 1 / 15 against 28 / 30; r = 50: 36 against 28).
   const bool narrowColumns = columnsPerBlock(h, 0, optin) < 8;
   const bool useSlide =
-      tuning.columnVersion == 3 || (tuning.columnVersion == 0 && r <= (narrowColumns ? 64 : 15));
+      tuning.columnVersion == 3 || (tuning.columnVersion == 0 && r <= (narrowColumns ? 100 : 15));
   const int slide = useSlide ? slideRows(w, h, r, tuning.slideRows) : 0;
   const bool useBands = tuning.columnVersion == 2;
   const int band = useBands ? bandRows(h, r, tuning.bandRows, optin) : 0;
@@ -637,7 +641,7 @@ void detail::boxBlurGpuTuned(ConstRgbaView in, RgbaView out, const BlurParams& p
   bool first = true;  // the first kernel waits for the stream the ordinary way
   auto columnPass = [&](ConstRgbaView src) {
     if (slide) {
-      launch(tuning.slideBatch == 8 ? columnSlideKernel<8> : columnSlideKernel<4>,
+      launch(slideBatch == 8 ? columnSlideKernel<8> : columnSlideKernel<4>,
              dim3((w + kSlideThreads - 1) / kSlideThreads, (h + slide - 1) / slide),
              dim3(kSlideThreads), 0, stream, pdl && !first, src, sums, r, params.border, slide);
     } else if (band) {

@@ -99,7 +99,7 @@ struct BoxBlurTuning {
   int verticalColumns = 0;  // version 1: columns per block (1, 2, 4, 8); 0: chosen by height
   int bandRows = 0;         // version 2: output rows per block; 0: chosen by radius
   int slideRows = 0;        // version 3: output rows per thread; 0: chosen by size and radius
-  int slideBatch = 4;       // version 3: rows whose loads a thread issues together, 4 or 8
+  int slideBatch = 0;       // version 3: rows whose loads a thread issues together, 4 or 8; 0: by radius
   int rowThreads = 0;       // row version 2: threads per block (256, 512, 1024); 0: chosen by width
   int stages = 3;           // bit 0: column pass, bit 1: row pass (benchmarks time one alone)
 };

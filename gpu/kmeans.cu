@@ -333,7 +333,10 @@ KmeansWorkspace::KmeansWorkspace() : scratch_(sizeof(Scratch)) {
     for (int v = 0; v < kVariants; ++v)
       for (int b = 0; b < 4; ++b) {
         const Kernel kernel = kernelFor(size, b, v);
-        if (kernel == nullptr || accBytes(size, b) + 2048 > size_t(sharedOptin)) continue;  // 2048: static shared
+        if (kernel == nullptr) continue;
+        cudaFuncAttributes attr{};  // the opt-in limit covers static + dynamic shared memory
+        VP_CUDA_CHECK(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(kernel)));
+        if (accBytes(size, b) + attr.sharedSizeBytes > size_t(sharedOptin)) continue;
         VP_CUDA_CHECK(
             cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(accBytes(size, b))));
         VP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&maxBlocksPerSm_[size][v][b], kernel,

@@ -1,4 +1,4 @@
-// Build and run from the repository root (CPU only, ~1 min on 2 cores):
+// Build and run from the repository root (CPU only, ~8 min on 2 cores):
 //   g++ -O2 -std=c++17 -I. -Itests -I/usr/local/cuda/include notes/kmeans-tile-candidates.cpp \
 //       tests/support/images.cpp -L/usr/local/cuda/lib64 -lcudart -o /tmp/cand && /tmp/cand
 // Results and what they mean: notes/kmeans.md, "Per-tile candidate centres".

@@ -68,7 +68,7 @@ BENCHMARK(BM_BoxBlurGpuVariant)
     ->ArgsProduct({{3840}, {2160}, {15}, {1}, {1}, {2}, {2}, {1}, {3}, {512}, {0}})
     ->ArgsProduct({{1920}, {1080}, {15}, {1}, {1}, {2}, {2}, {1}, {3}, {0}, {32, 128}})
     ->ArgsProduct({{3840}, {2160}, {100}, {1}, {1}, {2}, {2}, {1}, {3}, {0}, {64, 128}})
-    // Sliding column pass (v3): alone and with the row pass, against v1 alone; segment rows.
+    // Sliding (v3) against whole-column (v1) column pass, alone (stages 1) and with the row pass (3).
     ->ArgsProduct({{1920}, {1080}, {1, 15, 50, 100}, {1}, {1}, {1, 3}, {2}, {1}, {1, 3}, {0}, {0}})
     ->ArgsProduct({{3840}, {2160}, {1, 15, 50, 100}, {1}, {1}, {1, 3}, {2}, {1}, {1, 3}, {0}, {0}})
     ->UseManualTime()

@@ -49,16 +49,6 @@ __device__ __forceinline__ double byteToDouble(uint32_t byte) {
   return __dsub_rn(__hiloint2double(0x43300000, int(byte)), 4503599627370496.0);
 }
 
-__device__ __forceinline__ uint32_t warpSum(uint32_t v) {
-#if __CUDA_ARCH__ >= 800
-  return __reduce_add_sync(~0u, v);
-#else
-#pragma unroll
-  for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(~0u, v, off);
-  return v;
-#endif
-}
-
 __device__ __forceinline__ ull loadRelaxed(const ull* p) {
   ull v;
   asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");

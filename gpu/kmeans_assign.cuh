@@ -148,6 +148,17 @@ __device__ __forceinline__ void accumulate(uint2* acc, int j, uint32_t px) {
   *a = v;
 }
 
+// Sum over the warp's 32 lanes (one REDUX on sm_80+).
+__device__ __forceinline__ uint32_t warpSum(uint32_t v) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_add_sync(~0u, v);
+#else
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(~0u, v, off);
+  return v;
+#endif
+}
+
 // Reduces (and zeroes) the block's columns; one atomicAdd per cluster and field. Packed
 // (counted barrier): three fields per cluster, each count << 32 | channel sum.
 template <int T>
@@ -161,26 +172,19 @@ __device__ void flush(uint2* acc, int k, ull* sums, bool packed) {
       acc[j * T + i] = make_uint2(0u, 0u);
       r += v.x & 0xFFFFu, g += v.x >> 16, b += v.y & 0xFFFFu, n += v.y >> 16;
     }
-#if __CUDA_ARCH__ >= 800
-    r = __reduce_add_sync(~0u, r), g = __reduce_add_sync(~0u, g);  // one REDUX each
-    b = __reduce_add_sync(~0u, b), n = __reduce_add_sync(~0u, n);
-#else
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) {
-      r += __shfl_xor_sync(~0u, r, off), g += __shfl_xor_sync(~0u, g, off);
-      b += __shfl_xor_sync(~0u, b, off), n += __shfl_xor_sync(~0u, n, off);
-    }
-#endif
-    if (lane == 0 && n != 0 && packed) {
-      const ull count = ull(n) << 32;
-      atomicAdd(sums + j * 4 + 0, count | r);
-      atomicAdd(sums + j * 4 + 1, count | g);
-      atomicAdd(sums + j * 4 + 2, count | b);
-    } else if (lane == 0 && n != 0) {
-      atomicAdd(sums + j * 4 + 0, ull(r));
-      atomicAdd(sums + j * 4 + 1, ull(g));
-      atomicAdd(sums + j * 4 + 2, ull(b));
-      atomicAdd(sums + j * 4 + 3, ull(n));
+    r = warpSum(r), g = warpSum(g), b = warpSum(b), n = warpSum(n);
+    if (lane == 0 && n != 0) {
+      if (packed) {
+        const ull count = ull(n) << 32;
+        atomicAdd(sums + j * 4 + 0, count | r);
+        atomicAdd(sums + j * 4 + 1, count | g);
+        atomicAdd(sums + j * 4 + 2, count | b);
+      } else {
+        atomicAdd(sums + j * 4 + 0, ull(r));
+        atomicAdd(sums + j * 4 + 1, ull(g));
+        atomicAdd(sums + j * 4 + 2, ull(b));
+        atomicAdd(sums + j * 4 + 3, ull(n));
+      }
     }
   }
 }

@@ -29,6 +29,7 @@
 
 #include "gpu/cuda_check.h"
 #include "gpu/kmeans_assign.cuh"
+#include "gpu/kmeans_tiles.cuh"
 
 #include <cooperative_groups.h>
 
@@ -151,6 +152,8 @@ __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(Ker
   __shared__ uint32_t colour[KB];    // rounded centre colours, alpha 0
   __shared__ float shiftShared;
   __shared__ ull costShared[T / 32];
+  __shared__ uint2 boxes[Q == 1 ? kMaxTiles : 1];  // per-tile colour boxes (kmeans_tiles.cuh)
+  __shared__ bool prune;                            // every centre in [0, 255]: the candidate test holds
   cg::grid_group grid = cg::this_grid();
   const int tid = threadIdx.x, k = a.k, width = a.in.width;
   const uint32_t qpr = (uint32_t(width) + 3) / 4;
@@ -164,6 +167,9 @@ __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(Ker
     const QuadCursor<T> cur(qBegin + tid, qpr);
     loadQuad(a.in, cur.y, cur.qx * 4, min(4, width - int(cur.qx * 4)), a.vecIn, first);
   }
+  // Block-uniform: the tile pass needs every tile's box in shared memory.
+  const bool tiled = Q == 1 && a.candidates && qEnd - qBegin <= uint32_t(kMaxTiles) * 32;
+  if (tiled) tileBoxes<T>(a, qBegin, qEnd, qpr, boxes);
   if (tid < KB) {
     if (tid < k) {
       float r, g, b;
@@ -180,6 +186,7 @@ __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(Ker
       coeff[tid] = km::unusedCentreCoeffs();
     }
   }
+  if (tid < 32) prune = centresInRange(centre, k);
   __syncthreads();
 
   float shift2 = INFINITY;
@@ -192,8 +199,11 @@ __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(Ker
       for (int f = 0; f < 3; ++f) seen[b][f][tid] = 0;
   while (it < a.maxIterations) {
     ull* sums = &a.scratch->sums[a.counted ? it % 2 : it % 3][0][0][0];
-    assignPass<KB, kTree, T, Q>(a, qBegin, qEnd, qpr, coeff, first, acc,
-                                sums + (blockIdx.x % a.slots) * kMaxClusters * 4);
+    ull* blockSums = sums + (blockIdx.x % a.slots) * kMaxClusters * 4;
+    if (tiled)
+      assignPassTiles<KB, T>(a, qBegin, qEnd, qpr, coeff, first, acc, blockSums, boxes, prune);
+    else
+      assignPass<KB, kTree, T, Q>(a, qBegin, qEnd, qpr, coeff, first, acc, blockSums);
     if (a.counted)
       __syncthreads();  // every warp's sum atomics issued before the block arrives
     else
@@ -220,6 +230,7 @@ __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(Ker
 #pragma unroll
       for (int off = 16; off > 0; off >>= 1) d2 = fmaxf(d2, __shfl_xor_sync(~0u, d2, off));  // exact, any order
       if (tid == 0) shiftShared = d2;
+      prune = centresInRange(centre, k);
     }
     if (blockIdx.x == 0 && !a.counted)  // the counted buffers accumulate over the launch instead
       for (int i = tid; i < a.slots * kMaxClusters * 4; i += T) (&a.scratch->sums[(it + 2) % 3][0][0][0])[i] = 0;
@@ -363,6 +374,7 @@ void kmeansGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* sta
   a.slots = t.sumSlots;
   // Packed fields hold one iteration's channel sum in 32 bits: N * 255 < 2^32.
   a.counted = t.countedBarrier && in.pixels() <= kCountedMaxPixels;
+  a.candidates = t.tileCandidates;
   a.epsilon = params.epsilon;
   a.uniformInit = params.init == KmeansInit::Uniform;
   a.vecIn = reinterpret_cast<uintptr_t>(in.data) % 16 == 0 && in.pitch % 16 == 0;

@@ -84,6 +84,11 @@ struct KmeansTuning {
   // add up to the frame (a late atomic): no memory fence and no second barrier phase per iteration.
   // Frames over 16.8 Mpx (N * 255 >= 2^32) use grid.sync().
   bool countedBarrier = true;
+  // Per-tile candidate centres (kmeans_tiles.cuh): a warp step scores only the centres that can be the
+  // nearest of some pixel in its tile's colour box (32 quads); one candidate: no scoring at all. Labels
+  // are unchanged by construction. Pairs (quadsPerStep 2) and blocks of more than 1024 tiles (frames
+  // over ~17 Mpx) run the plain pass.
+  bool tileCandidates = false;
 };
 constexpr int kMaxSumSlots = 8;
 

@@ -33,6 +33,7 @@ struct KernelArgs {
   int slots;  // sum copies in use (KmeansTuning::sumSlots)
   float epsilon;
   bool counted;      // counted barrier (KmeansTuning::countedBarrier) instead of grid.sync()
+  bool candidates;   // per-tile candidate centres (KmeansTuning::tileCandidates)
   bool uniformInit;  // else `init` holds the initial centres (warm start or k-means++)
   bool vecIn;        // 16-byte quad loads allowed (pointer and pitch aligned)
   bool vecOut;       // 16-byte quad stores allowed

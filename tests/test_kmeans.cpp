@@ -386,6 +386,10 @@ std::vector<Variant> gpuVariants() {
     t.countedBarrier = false;
     return t;
   };
+  auto cand = [](KmeansTuning t) {  // per-tile candidate centres
+    t.tileCandidates = true;
+    return t;
+  };
   return {{"tree_bps2", make(2, true, 256, 1, 1)},
           {"scan_bps3", make(3, false, 256, 1, 1)},
           {"default", KmeansTuning{}},
@@ -401,7 +405,13 @@ std::vector<Variant> gpuVariants() {
           {"wide1024_pairs", make(0, true, 1024, 1, 2)},  // pairs at 1024: 768
           {"gridsync", gridSync(KmeansTuning{})},         // the other barrier
           {"gridsync_scan_bps3", gridSync(make(3, false, 256, 1, 1))},
-          {"gridsync_wide768_spread8", gridSync(make(0, true, 768, 8, 1))}};
+          {"gridsync_wide768_spread8", gridSync(make(0, true, 768, 8, 1))},
+          {"cand", cand(KmeansTuning{})},
+          {"cand_tree_bps2", cand(make(2, true, 256, 1, 1))},
+          {"cand_scan_bps3", cand(make(3, false, 256, 1, 1))},  // the tile pass always takes the tree for all k
+          {"cand_wide1024_spread4", cand(make(0, true, 1024, 4, 1))},
+          {"cand_pairs", cand(make(0, true, 256, 1, 2))},  // pairs keep the plain pass
+          {"cand_gridsync_wide512", cand(gridSync(make(0, true, 512, 1, 1)))}};
 }
 
 class KmeansGpuVsCpu : public testing::TestWithParam<Case> {};
@@ -557,6 +567,28 @@ TEST(KmeansGpu, WarmFromAnotherState) {
         EXPECT_EQ(std::memcmp(&fromAfter, &warm, sizeof warm), 0);
       }
     }
+}
+
+// Warm-start centres outside [0, 255] switch the candidate test off (its error bound assumes
+// them inside) until the first update brings them in: still identical to the CPU twin.
+TEST(KmeansGpu, CandidatesWithCentresOutOfRange) {
+  VP_REQUIRE_GPU();
+  const HostImage& img = input(1921, 1081, Input::Natural);
+  KmeansState warm = warmState();
+  const float odd[][3] = {{-40.5f, 12.f, 300.25f}, {1e6f, -1e6f, 0.f}, {255.5f, 255.f, 255.f}, {-0.25f, 0.f, 0.f}};
+  for (int j = 0; j < 4; ++j)
+    for (int f = 0; f < 3; ++f) warm.centres[2 * j][f] = odd[j][f];
+  for (int it : {0, 1, 3, 20}) {
+    KmeansParams p;
+    p.k = 8, p.init = KmeansInit::Warm, p.maxIterations = it, p.epsilon = 0.f;
+    const Result want = runCpu(img, p, warm);
+    for (int threads : {256, 768}) {
+      KmeansWorkspace ws;
+      ws.tuning.tileCandidates = true, ws.tuning.blockThreads = threads;
+      SCOPED_TRACE("it " + std::to_string(it) + " threads " + std::to_string(threads));
+      expectSame(runGpu(img, p, warm, ws), want, p.k);
+    }
+  }
 }
 
 TEST(KmeansGpu, BadTuningThrows) {

@@ -121,6 +121,27 @@ BENCHMARK(BM_KmeansGpu)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
+// Per-tile candidate centres (KmeansTuning::tileCandidates) against the plain pass, 20
+// iterations, epsilon 0. Args: width, height, k, tileCandidates, blockThreads (0: default).
+void BM_KmeansCandidates(benchmark::State& st) {
+  if (skipWithoutGpu(st)) return;
+  const int w = int(st.range(0)), h = int(st.range(1));
+  KmeansParams p;
+  p.k = int(st.range(2));
+  p.epsilon = 0.f;
+  KmeansWorkspace ws;
+  ws.tuning.tileCandidates = st.range(3) != 0;
+  ws.tuning.blockThreads = int(st.range(4));
+  timeKmeans(st, w, h, p, ws);
+}
+BENCHMARK(BM_KmeansCandidates)
+    ->ArgNames({"w", "h", "k", "cand", "thr"})
+    ->ArgsProduct({{1920}, {1080}, {8}, {0, 1}, {0, 256}})
+    ->ArgsProduct({{3840}, {2160}, {8}, {0, 1}, {0, 256}})
+    ->ArgsProduct({{1920}, {1080}, {4, 16, 32}, {0, 1}, {0}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
 // The two grid barriers (KmeansTuning::countedBarrier) side by side, k 8, epsilon 0.
 // Args: width, height, maxIterations, counted, blockThreads, fullGrid.
 void BM_KmeansBarrier(benchmark::State& st) {
@@ -145,7 +166,8 @@ BENCHMARK(BM_KmeansBarrier)
 
 // Consecutive frames of a moving clip, warm-started from the previous frame's centres
 // with the default epsilon (0.01): time and Lloyd iterations per frame.
-// Args: width, height, threads per block (KmeansTuning::blockThreads), counted barrier (0: grid.sync()).
+// Args: width, height, threads per block (KmeansTuning::blockThreads), counted barrier (0: grid.sync()),
+// per-tile candidate centres.
 void BM_KmeansWarm(benchmark::State& st) {
   if (skipWithoutGpu(st)) return;
   const int w = int(st.range(0)), h = int(st.range(1)), frames = 16;
@@ -157,6 +179,7 @@ void BM_KmeansWarm(benchmark::State& st) {
   KmeansWorkspace ws;
   ws.tuning.blockThreads = int(st.range(2));
   ws.tuning.countedBarrier = st.range(3) != 0;
+  ws.tuning.tileCandidates = st.range(4) != 0;
   KmeansParams p;
   Stream s;
   p.init = KmeansInit::Uniform;  // the clip's first frame
@@ -180,13 +203,17 @@ void BM_KmeansWarm(benchmark::State& st) {
   setRates(st, double(w) * h, iterations / double(st.iterations()));
 }
 BENCHMARK(BM_KmeansWarm)
-    ->ArgNames({"w", "h", "thr", "counted"})
-    ->Args({1920, 1080, 256, 1})
-    ->Args({1920, 1080, 256, 0})
-    ->Args({1920, 1080, 768, 1})
-    ->Args({3840, 2160, 256, 1})
-    ->Args({3840, 2160, 256, 0})
-    ->Args({3840, 2160, 768, 1})
+    ->ArgNames({"w", "h", "thr", "counted", "cand"})
+    ->Args({1920, 1080, 256, 1, 0})
+    ->Args({1920, 1080, 256, 0, 0})
+    ->Args({1920, 1080, 768, 1, 0})
+    ->Args({1920, 1080, 256, 1, 1})
+    ->Args({1920, 1080, 768, 1, 1})
+    ->Args({3840, 2160, 256, 1, 0})
+    ->Args({3840, 2160, 256, 0, 0})
+    ->Args({3840, 2160, 768, 1, 0})
+    ->Args({3840, 2160, 256, 1, 1})
+    ->Args({3840, 2160, 768, 1, 1})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

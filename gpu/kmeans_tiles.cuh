@@ -1,0 +1,232 @@
+// Device code of K-means' per-tile candidate centres (kmeans.cu, KmeansTuning::tileCandidates).
+//
+// A tile is one warp step of the assignment pass: 32 consecutive quads (128 consecutive
+// raster pixels when rows are whole quads). Its colours fit a bounding box, found once per
+// launch (the pixels do not change between iterations). Each iteration, centre a cannot be
+// the nearest of any pixel in the tile when another centre b scores lower by more than
+// kCandidateMargin everywhere in the box. s_a - s_b is affine in the pixel, so its minimum
+// over the box sits at the corner picked by the signs of m_a - m_b: one test per ordered
+// pair. The candidate set is the same for the whole warp, so nothing diverges: the warp
+// scores only the candidates, and nothing at all when one is left.
+//
+// Why labels stay bit-identical: with every centre in [0, 255], the test's float arithmetic
+// is within 0.25 of the exact difference (magnitudes < 2^20: three FMAs of <= 2^-4 each, the
+// differences of m and cc < 0.03 together), and each float score is within 0.1 of its exact
+// value (kmeans_math.h). A dropped centre's float score so exceeds b's by > 1 - 0.25 - 0.2:
+// it never wins or ties, and the argmin over the candidates in index order is the full
+// argmin. Centres outside [0, 255] (a warm start from arbitrary values) switch the test off.
+// Measured and emulated: notes/kmeans.md, "Per-tile candidate centres".
+#pragma once
+
+#include "gpu/kmeans_assign.cuh"
+
+namespace vp {
+namespace kmgpu {
+
+constexpr int kMaxTiles = 1024;          // tiles per block with boxes in shared memory (8 KB); more: plain pass
+constexpr float kCandidateMargin = 1.f;  // squared 8-bit levels (see above)
+
+// Warp 0, every lane: whether all k centres lie in [0, 255] (false for NaN), the premise of the test.
+__device__ __forceinline__ bool centresInRange(const float (*centre)[3], int k) {
+  const int j = threadIdx.x;
+  bool in = true;
+  if (j < k)
+    for (int f = 0; f < 3; ++f) in &= centre[j][f] >= 0.f && centre[j][f] <= 255.f;
+  return __all_sync(~0u, in);
+}
+
+__device__ __forceinline__ uint32_t warpMin(uint32_t v) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_min_sync(~0u, v);
+#else
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) v = min(v, __shfl_xor_sync(~0u, v, off));
+  return v;
+#endif
+}
+__device__ __forceinline__ uint32_t warpMax(uint32_t v) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_max_sync(~0u, v);
+#else
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) v = max(v, __shfl_xor_sync(~0u, v, off));
+  return v;
+#endif
+}
+
+// Fills boxes[t] = (lo, hi), each packed r | g << 8 | b << 16, for the block's tiles:
+// tile t = quads qBegin + 32t .. + 31, the warp steps assignPassTiles walks. Missing
+// pixels (past a row's end or the block's last quad) stay out of the box.
+template <int T>
+__device__ void tileBoxes(const KernelArgs& a, uint32_t qBegin, uint32_t qEnd, uint32_t qpr, uint2* boxes) {
+  const uint32_t lane = threadIdx.x % 32;
+  QuadCursor<T> cur(qBegin + threadIdx.x, qpr);
+  for (uint32_t qw = qBegin + threadIdx.x - lane; qw < qEnd; qw += T, cur.advance()) {  // warp-uniform
+    uint32_t lo[3] = {255u, 255u, 255u}, hi[3] = {0u, 0u, 0u};
+    if (qw + lane < qEnd) {
+      const uint32_t x0 = cur.qx * 4;
+      const int n = min(4, a.in.width - int(x0));
+      uint32_t px[4];
+      loadQuad(a.in, cur.y, x0, n, a.vecIn, px);
+#pragma unroll
+      for (int p = 0; p < 4; ++p)
+        if (p < n)
+#pragma unroll
+          for (int f = 0; f < 3; ++f) {
+            const uint32_t v = (px[p] >> (8 * f)) & 0xFFu;
+            lo[f] = min(lo[f], v), hi[f] = max(hi[f], v);
+          }
+    }
+#pragma unroll
+    for (int f = 0; f < 3; ++f) lo[f] = warpMin(lo[f]), hi[f] = warpMax(hi[f]);
+    if (lane == 0)
+      boxes[(qw - qBegin) / 32] = make_uint2(lo[0] | lo[1] << 8 | lo[2] << 16, hi[0] | hi[1] << 8 | hi[2] << 16);
+  }
+}
+
+// The centres that may be the nearest of some pixel in `box` (bit j: centre j < k; never
+// empty, see above). Lane L tests centre L % KB against centres L / KB + i * 32 / KB, and
+// one ballot folds the lanes of each centre together.
+template <int KB>
+__device__ __forceinline__ uint32_t tileCandidates(uint2 box, const float4* coeff, int k) {
+  constexpr int kStride = 32 / KB, kTests = KB * KB / 32 > 0 ? KB * KB / 32 : 1;
+  const int lane = threadIdx.x % 32, ca = lane % KB;
+  const float lo[3] = {channel(box.x, 0), channel(box.x, 1), channel(box.x, 2)};
+  const float hi[3] = {channel(box.y, 0), channel(box.y, 1), channel(box.y, 2)};
+  const float4 ma = coeff[ca];
+  bool dominated = false;
+#pragma unroll
+  for (int i = 0; i < kTests; ++i) {
+    const int cb = lane / KB + i * kStride;
+    if (cb < k && cb != ca && ca < k) {
+      const float4 mb = coeff[cb];
+      const float dr = __fsub_rn(ma.x, mb.x), dg = __fsub_rn(ma.y, mb.y), db = __fsub_rn(ma.z, mb.z);
+      // min over the box of s_a - s_b: each channel at its low end where the slope is >= 0
+      float d = __fsub_rn(ma.w, mb.w);
+      d = __fmaf_rn(dr, dr >= 0.f ? lo[0] : hi[0], d);
+      d = __fmaf_rn(dg, dg >= 0.f ? lo[1] : hi[1], d);
+      d = __fmaf_rn(db, db >= 0.f ? lo[2] : hi[2], d);
+      dominated |= d > kCandidateMargin;
+    }
+  }
+  uint32_t m = __ballot_sync(~0u, dominated);
+#pragma unroll
+  for (int s = KB; s < 32; s <<= 1) m |= m >> s;
+  const uint32_t all = k == 32 ? ~0u : (1u << k) - 1u;
+  const uint32_t cand = ~m & all;
+  return cand != 0 ? cand : all;  // cannot be empty (the nearest centre of any tile pixel stays)
+}
+
+// Scores the next C candidates of `cand` (index order, taken off the mask; +inf scores pad
+// a short chunk) for the quad's pixels and keeps the lowest, ties to the lowest index: a
+// pairwise tree in which the left (lower) side wins ties, then strict < against earlier chunks.
+template <int C>
+__device__ __forceinline__ void candidateChunk(const float (&pr)[4], const float (&pg)[4], const float (&pb)[4],
+                                               const float4* coeff, uint32_t& cand, float (&best)[4],
+                                               int (&bi)[4]) {
+  float4 c[C];
+  int idx[C];
+#pragma unroll
+  for (int i = 0; i < C; ++i) {
+    const bool has = cand != 0;
+    idx[i] = has ? __ffs(cand) - 1 : 0;
+    c[i] = has ? coeff[idx[i]] : km::unusedCentreCoeffs();
+    cand &= cand - 1u;
+  }
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    float s[C];
+    int j[C];
+#pragma unroll
+    for (int i = 0; i < C; ++i) s[i] = km::score(pr[p], pg[p], pb[p], c[i]), j[i] = idx[i];
+#pragma unroll
+    for (int w = 1; w < C; w *= 2)
+#pragma unroll
+      for (int i = 0; i + w < C; i += 2 * w)
+        if (s[i + w] < s[i]) s[i] = s[i + w], j[i] = j[i + w];
+    if (s[0] < best[p]) best[p] = s[0], bi[p] = j[0];
+  }
+}
+
+// Nearest centre of each quad pixel among >= 2 candidates: chunks of 2, 4 or 8 by count.
+template <int KB>
+__device__ __forceinline__ void nearestCandidates(const uint32_t (&px)[4], const float4* coeff, uint32_t cand,
+                                                  int (&bi)[4]) {
+  float pr[4], pg[4], pb[4], best[4];
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    pr[p] = channel(px[p], 0), pg[p] = channel(px[p], 1), pb[p] = channel(px[p], 2);
+    best[p] = INFINITY;
+    bi[p] = 0;
+  }
+  const int count = __popc(cand);
+  if (count <= 2) {
+    candidateChunk<2>(pr, pg, pb, coeff, cand, best, bi);
+  } else if (KB <= 4 || count <= 4) {
+    candidateChunk<4>(pr, pg, pb, coeff, cand, best, bi);
+  } else {
+    if constexpr (KB > 8)
+      while (cand != 0) candidateChunk<8>(pr, pg, pb, coeff, cand, best, bi);
+  }
+}
+
+// Adds a quad whose pixels all go to cluster j (missing pixels are 0): one column update.
+template <int T>
+__device__ __forceinline__ void accumulateQuad(uint2* acc, int j, const uint32_t (&px)[4], int n) {
+  uint32_t x = 0, y = uint32_t(n) << 16;
+#pragma unroll
+  for (int p = 0; p < 4; ++p) x += __byte_perm(px[p], 0u, 0x4140u), y += __byte_perm(px[p], 0u, 0x4442u);
+  uint2* a = acc + j * T + threadIdx.x;
+  uint2 v = *a;
+  v.x += x, v.y += y;
+  *a = v;
+}
+
+// assignPass (Q = 1) by tiles: each warp step first finds its tile's candidates (all k when
+// `prune` is off), then scores only those. Same labels and sums as assignPass.
+template <int KB, int T>
+__device__ void assignPassTiles(const KernelArgs& a, uint32_t qBegin, uint32_t qEnd, uint32_t qpr,
+                                const float4* coeff, const uint32_t (&first)[4], uint2* acc, ull* sums,
+                                const uint2* boxes, bool prune) {
+  const int width = a.in.width;
+  const uint32_t lane = threadIdx.x % 32, all = a.k == 32 ? ~0u : (1u << a.k) - 1u;
+  for (uint32_t r0 = qBegin; r0 < qEnd; r0 += kQuadsPerRound * T) {  // uniform per block
+    const uint32_t r1 = min(qEnd, r0 + kQuadsPerRound * T);
+    QuadCursor<T> cur(r0 + threadIdx.x, qpr);
+    for (uint32_t qw = r0 + threadIdx.x - lane; qw < r1; qw += T, cur.advance()) {  // uniform per warp
+      const uint32_t cand = prune ? tileCandidates<KB>(boxes[(qw - qBegin) / 32], coeff, a.k) : all;
+      const uint32_t q = qw + lane;
+      if (q >= r1) continue;
+      const uint32_t x0 = cur.qx * 4;
+      const int n = min(4, width - int(x0));
+      uint32_t px[4];
+      if (q == qBegin + threadIdx.x) {
+#pragma unroll
+        for (int p = 0; p < 4; ++p) px[p] = first[p];
+      } else {
+        loadQuad(a.in, cur.y, x0, n, a.vecIn, px);
+      }
+      if ((cand & (cand - 1u)) == 0) {  // one candidate: the whole quad is its
+        accumulateQuad<T>(acc, __ffs(cand) - 1, px, n);
+        continue;
+      }
+      int bi[4];
+      if (cand == all || (KB == 8 && __popc(cand) > 4))  // k <= 8: more than 4 candidates cost as much as all
+        nearest4<KB, true>(px, coeff, bi);
+      else
+        nearestCandidates<KB>(px, coeff, cand, bi);
+      if (n == 4) {
+#pragma unroll
+        for (int p = 0; p < 4; ++p) accumulate<T>(acc, bi[p], px[p]);
+      } else {
+        for (int p = 0; p < n; ++p) accumulate<T>(acc, bi[p], px[p]);
+      }
+    }
+    __syncthreads();
+    flush<T>(acc, a.k, sums, a.counted);
+    if (r1 < qEnd) __syncthreads();  // after the last round the grid barrier follows
+  }
+}
+
+}  // namespace kmgpu
+}  // namespace vp

@@ -759,8 +759,11 @@ int slideRows(int w, int h, int r, int requested) {
 struct FusedGrid {
   int tile, tiles, rows, segments;
 };
-// Rows: about kFusedBlocksPerSm blocks per SM, but at least r, so the first window (2r+1
-// rows) at most about doubles a segment's loads; or the requested count.
+// Rows: about kFusedBlocksPerSm blocks per SM (fewer blocks leave the per-row barriers'
+// latency exposed), but at least r/4, so the first window stays below a segment's work: a
+// window row costs a thread ~30 instructions (4 loads and lane sums), an output row ~400
+// (three rows of loads, scan, 4 outputs), so 2r+1 window rows ~ r/7 output rows (from the
+// PTX, not measured; BM_BoxBlurGpuFused sweeps the rows). Or the requested count.
 FusedGrid fusedGrid(int w, int h, int r, int requestedRows, int smCount) {
   if (requestedRows < 0)
     throw std::invalid_argument("boxBlurGpu: " + std::to_string(requestedRows) + " fused rows unsupported");
@@ -771,7 +774,7 @@ FusedGrid fusedGrid(int w, int h, int r, int requestedRows, int smCount) {
     g.rows = requestedRows;
   } else {
     const int segments = std::max(1, kFusedBlocksPerSm * smCount / g.tiles);
-    g.rows = std::max((h + segments - 1) / segments, r);
+    g.rows = std::max((h + segments - 1) / segments, (r + 3) / 4);
   }
   g.rows = std::min(g.rows, h);
   g.segments = (h + g.rows - 1) / g.rows;

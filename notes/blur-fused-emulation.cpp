@@ -86,7 +86,7 @@ FusedGrid fusedGrid(int w, int h, int r, int requestedRows, int smCount) {
     g.rows = requestedRows;
   } else {
     const int segments = std::max(1, kFusedBlocksPerSm * smCount / g.tiles);
-    g.rows = std::max((h + segments - 1) / segments, r);
+    g.rows = std::max((h + segments - 1) / segments, (r + 3) / 4);
   }
   g.rows = std::min(g.rows, h);
   g.segments = (h + g.rows - 1) / g.rows;

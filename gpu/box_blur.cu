@@ -16,6 +16,9 @@
 // prefix of 24-bit sums needs 12.
 // Kernels after the first are launched with programmatic dependent launch (sm_90): the
 // next grid is scheduled while the previous drains and waits in griddepcontrol.wait.
+// Fused pass (fusedBlurKernel, BoxBlurTuning::fused, not yet a default): both axes in one
+// kernel per pass, vertical sums slid in registers, the horizontal prefix per row in shared
+// memory; no sums buffer and one launch per pass.
 #include "gpu/box_blur.h"
 #include "gpu/box_blur_math.h"
 #include "gpu/cuda_check.h"

@@ -544,7 +544,8 @@ __device__ __forceinline__ void fusedFirstWindow(ConstRgbaView in, const FusedCo
   for (int i = 0; i < count; i += kFusedBatch) {
     uint32_t p[kFusedBatch][kFusedItems];
 #pragma unroll
-    for (int j = 0; j < kFusedBatch; ++j) cols.load(i + j < count ? foldedRow(in, top + i + j, border) : nullptr, p[j]);
+    for (int j = 0; j < kFusedBatch; ++j)
+      cols.load(i + j < count ? foldedRow(in, top + i + j, border) : nullptr, p[j]);
 #pragma unroll
     for (int j = 0; j < kFusedBatch; ++j)
 #pragma unroll
@@ -557,7 +558,8 @@ __device__ __forceinline__ void fusedFirstWindow(ConstRgbaView in, const FusedCo
 // prefix is; the next row's writes come after its first barrier, which every thread
 // reaches only when done reading this row's prefix, so one buffer serves every row.
 __device__ __forceinline__ void fusedScanRow(FusedShared& sh, const uint32_t (&rb)[kFusedItems],
-                                             const uint32_t (&ga)[kFusedItems], const uint32_t (&centre)[kFusedItems]) {
+                                             const uint32_t (&ga)[kFusedItems],
+                                             const uint32_t (&centre)[kFusedItems]) {
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   uint32_t run[3][kFusedItems];  // inclusive prefix over the thread's columns
 #pragma unroll
@@ -830,8 +832,8 @@ void fusedBlur(ConstRgbaView in, RgbaView out, const BlurParams& params, BoxBlur
   for (int pass = 0; pass < params.passes; ++pass) {
     // The last pass writes `out`; earlier ones alternate so a pass never reads what it writes.
     const RgbaView dst = ((params.passes - 1 - pass) % 2 == 0) ? out : pingPong;
-    launch(fusedBlurKernel, dim3(g.tiles, g.segments), dim3(kFusedThreads), 0, stream, pdl && pass > 0, src, dst, r,
-           params.border, div, g.tile, g.rows);
+    launch(fusedBlurKernel, dim3(g.tiles, g.segments), dim3(kFusedThreads), 0, stream, pdl && pass > 0, src, dst,
+           r, params.border, div, g.tile, g.rows);
     src = dst;
   }
 }

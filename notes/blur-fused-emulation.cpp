@@ -10,7 +10,8 @@
 // be written exactly once. Keep it in step with the kernel.
 //
 // Build and run (standalone, no CUDA):
-//   g++ -std=c++17 -O2 -Wall -o /tmp/blur-fused-emulation notes/blur-fused-emulation.cpp && /tmp/blur-fused-emulation
+//   g++ -std=c++17 -O2 -Wall -o /tmp/blur-fused-emulation notes/blur-fused-emulation.cpp
+//   /tmp/blur-fused-emulation
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -207,7 +208,8 @@ void scanPhase1(ThreadState* warpThreads, Shared& sh, int warp) {
     }
   }
   for (int ch = 0; ch < 3; ++ch) {
-    for (int lane = 0; lane < 32; ++lane) warpThreads[lane].inc[ch] = warpThreads[lane].run[ch][kFusedItems - 1];
+    for (int lane = 0; lane < 32; ++lane)
+      warpThreads[lane].inc[ch] = warpThreads[lane].run[ch][kFusedItems - 1];
     for (int d = 1; d < 32; d <<= 1) {
       uint32_t before[32];
       for (int lane = 0; lane < 32; ++lane) before[lane] = warpThreads[lane].inc[ch];
@@ -259,8 +261,8 @@ void fusedOutputRow(const Shared& sh, int tid, Image& out, std::vector<int>& wri
 }
 
 // One block of fusedBlurKernel.
-void fusedBlock(int bx, int by, const Image& in, Image& out, std::vector<int>& written, int radius, BorderMode border,
-                const Divider& div, int tile, int segLen) {
+void fusedBlock(int bx, int by, const Image& in, Image& out, std::vector<int>& written, int radius,
+                BorderMode border, const Divider& div, int tile, int segLen) {
   static Shared sh;
   static ThreadState threads[kFusedThreads];
   const Global g{&in};

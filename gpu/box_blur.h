@@ -57,6 +57,7 @@ class BoxBlurWorkspace {
   DeviceImage pingPong_;         // intermediate image between passes
   size_t sharedOptinBytes_ = 0;  // bytes of dynamic shared memory a column-pass block may use
   bool pdl_ = false;             // device supports programmatic dependent launch (sm_90+)
+  int smCount_ = 1;              // multiprocessors: the fused pass sizes its grid by them
 };
 
 // Blurs `in` into `out` (same size, must not overlap) on `stream`. Asynchronous; no
@@ -102,6 +103,9 @@ struct BoxBlurTuning {
   int slideBatch = 0;       // version 3: rows whose loads a thread issues together, 4 or 8; 0: by radius
   int rowThreads = 0;       // row version 2: threads per block (256, 512, 1024); 0: chosen by width
   int stages = 3;           // bit 0: column pass, bit 1: row pass (benchmarks time one alone)
+  bool fused = false;       // one kernel per pass for both axes (no sums buffer); ignores the
+                            // column and row choices above and `stages`
+  int fusedRows = 0;        // fused: output rows per block; 0: by size, radius and SM count
 };
 void boxBlurGpuTuned(ConstRgbaView in, RgbaView out, const BlurParams& params, BoxBlurWorkspace& ws,
                      const BoxBlurTuning& tuning, cudaStream_t stream);

@@ -226,6 +226,15 @@ TEST(BoxBlurArgs, CpuRejectsBadArguments) {
   EXPECT_THROW(BoxBlurCpuScratch(5, kMaxBlurDimension + 1), std::invalid_argument);
 }
 
+// The fused pass with `rows` output rows per block (0: automatic).
+detail::BoxBlurTuning fusedVariant(int rows = 0, bool pdl = true) {
+  detail::BoxBlurTuning t;
+  t.fused = true;
+  t.fusedRows = rows;
+  t.pdl = pdl;
+  return t;
+}
+
 TEST(BoxBlurArgs, GpuRejectsBadArguments) {
   VP_REQUIRE_GPU();
   DeviceImage a = test::upload(test::makeRandom(16, 8, 1)), b(16, 8), big(17, 9), big2(17, 9);
@@ -234,7 +243,12 @@ TEST(BoxBlurArgs, GpuRejectsBadArguments) {
   expectArgumentChecks(a.view(), b.view(), [&](ConstRgbaView in, RgbaView out, const BlurParams& p) {
     boxBlurGpu(in, out, p, ws, stream);
   });
+  expectArgumentChecks(a.view(), b.view(), [&](ConstRgbaView in, RgbaView out, const BlurParams& p) {
+    detail::boxBlurGpuTuned(in, out, p, ws, fusedVariant(), stream);
+  });
   EXPECT_THROW(boxBlurGpu(big.view(), big2.view(), BlurParams{}, ws, stream), std::invalid_argument);
+  EXPECT_THROW(detail::boxBlurGpuTuned(a.view(), b.view(), BlurParams{}, ws, fusedVariant(-1), stream),
+               std::invalid_argument);
   EXPECT_THROW(BoxBlurWorkspace(0, 5), std::invalid_argument);
   EXPECT_THROW(BoxBlurWorkspace(kMaxBlurDimension + 1, 5), std::invalid_argument);
   stream.synchronize();
@@ -273,7 +287,8 @@ void expectGpuMatchesCpu(const GpuCase& c) {
             const test::ImageDiff d =
                 test::compare(gpuBlur(din, out, p, ws, stream, c.tuning), cpuBlur(in, p, scratch));
             ASSERT_EQ(d.differing, 0u) << describe(w, h, natural, p) << " pdl=" << c.tuning.pdl
-                                       << " columns=" << c.tuning.verticalColumns << ": " << d.first;
+                                       << " columns=" << c.tuning.verticalColumns << " fused=" << c.tuning.fused
+                                       << " fusedRows=" << c.tuning.fusedRows << ": " << d.first;
           }
     }
   }
@@ -296,6 +311,7 @@ TEST(BoxBlurGpu, MatchesCpuOnLargeImages) {
 TEST(BoxBlurGpu, MatchesCpuIn4K) {
   VP_REQUIRE_GPU();
   expectGpuMatchesCpu({{{3840, 2160}, {3841, 2161}}, {1, 15, 100}, {1, 2}, {true}, {}});
+  expectGpuMatchesCpu({{{3840, 2160}, {3841, 2161}}, {1, 15, 100, 128}, {1, 2}, {true}, fusedVariant()});
 }
 
 detail::BoxBlurTuning variant(int columnVersion, int rowVersion, bool pdl = true) {
@@ -334,12 +350,17 @@ TEST(BoxBlurGpu, EveryLaunchVariantMatchesCpu) {
   }
   expectGpuMatchesCpu({sizes, {0, 2, 128}, {1, 2}, {false, true}, variant(1, 2, false)});
   expectGpuMatchesCpu({sizes, {0, 2, 128}, {1, 2}, {false, true}, variant(2, 1, false)});
+  // Fused pass: segment edges everywhere, segments taller than the image, automatic; widths
+  // of 2 and 3 tiles (1921, 2100 at r = 128), radii larger than the image, odd sizes.
+  const std::vector<std::pair<int, int>> fusedSizes = {{1, 1}, {2, 3}, {37, 11}, {130, 70}, {1921, 1081}, {2100, 9}};
+  for (int rows : {1, 7, 64, 300, 0})
+    expectGpuMatchesCpu({fusedSizes, {0, 1, 3, 15, 100, 128}, {1, 2, 3}, {false}, fusedVariant(rows)});
+  expectGpuMatchesCpu({fusedSizes, {1, 3, 100}, {1, 3}, {true}, fusedVariant(0, false)});
 }
 
 // Views that start mid-allocation (rows not 256-byte aligned, pitch of the parent),
 // and two blurs queued back to back on one stream sharing a workspace.
-TEST(BoxBlurGpu, SubViewsAndBackToBackCalls) {
-  VP_REQUIRE_GPU();
+void expectSubViewsAndBackToBackCalls(const detail::BoxBlurTuning& tuning) {
   const int W = 301, H = 203, x0 = 3, y0 = 2, w = 290, h = 190;
   const HostImage full = test::makeNatural(W, H, 41);
   const DeviceImage din = test::upload(full);
@@ -357,8 +378,8 @@ TEST(BoxBlurGpu, SubViewsAndBackToBackCalls) {
   BoxBlurCpuScratch scratch(w, h);
   Stream stream;
   const BlurParams p1{100, 3, BorderMode::Reflect}, p2{4, 2, BorderMode::Wrap};
-  boxBlurGpu(sub(din), sub(dout), p1, ws, stream);
-  boxBlurGpu(sub(dout), sub(dout2), p2, ws, stream);  // reads the first result
+  detail::boxBlurGpuTuned(sub(din), sub(dout), p1, ws, tuning, stream);
+  detail::boxBlurGpuTuned(sub(dout), sub(dout2), p2, ws, tuning, stream);  // reads the first result
   stream.synchronize();
   const HostImage got1 = test::download(dout), got2 = test::download(dout2);
   const HostImage want1 = cpuBlur(in, p1, scratch), want2 = cpuBlur(want1, p2, scratch);
@@ -369,6 +390,13 @@ TEST(BoxBlurGpu, SubViewsAndBackToBackCalls) {
       ASSERT_TRUE(samePixel(got1.at(x, y), inside ? want1.at(x - x0, y - y0) : poison)) << x << "," << y;
       ASSERT_TRUE(samePixel(got2.at(x, y), inside ? want2.at(x - x0, y - y0) : poison)) << x << "," << y;
     }
+}
+
+TEST(BoxBlurGpu, SubViewsAndBackToBackCalls) {
+  VP_REQUIRE_GPU();
+  expectSubViewsAndBackToBackCalls({});
+  expectSubViewsAndBackToBackCalls(fusedVariant());
+  expectSubViewsAndBackToBackCalls(fusedVariant(16));
 }
 
 // Few launches, for compute-sanitizer (memcheck, racecheck, synccheck).
@@ -383,6 +411,8 @@ TEST(BoxBlurGpu, SanitizerSubset) {
   t = variant(3, 2);
   t.slideRows = 5;
   expectGpuMatchesCpu({{{37, 23}}, {7}, {2}, {false}, t});
+  // Fused: two tiles of 550 columns at r = 7, segments of 5 rows (several per image).
+  expectGpuMatchesCpu({{{37, 23}, {1100, 12}}, {7}, {2}, {false}, fusedVariant(5)});
 }
 
 }  // namespace

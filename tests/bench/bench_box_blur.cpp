@@ -95,6 +95,31 @@ BENCHMARK(BM_BoxBlurGpuSlide)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
+// Fused pass (one kernel per pass for both axes), replicate, one pass; rows: output rows
+// per block, 0 by size and radius. Args: w, h, r, rows. Compare with BM_BoxBlurGpu (the
+// column + row passes) at the same w, h, r.
+void BM_BoxBlurGpuFused(benchmark::State& state) {
+  detail::BoxBlurTuning t;
+  t.fused = true;
+  t.fusedRows = int(state.range(3));
+  const int64_t args[] = {state.range(0), state.range(1), state.range(2), 1, 1};  // replicate, one pass
+  runGpu(state, t, args);
+}
+BENCHMARK(BM_BoxBlurGpuFused)
+    ->ArgNames({"w", "h", "r", "rows"})
+    ->ArgsProduct({{1920}, {1080}, {1, 5, 15, 50, 100}, {0}})
+    ->ArgsProduct({{3840}, {2160}, {1, 5, 15, 50, 100}, {0, 16, 32, 64}})
+    // Large r: fewer, longer segments (rows = r: the first window ~1/7 of a segment's work)
+    // against the automatic choice (~4 blocks per SM, at least r/4 rows).
+    ->ArgsProduct({{1920}, {1080}, {50, 100}, {8, 32}})
+    ->Args({1920, 1080, 50, 50})
+    ->Args({1920, 1080, 100, 100})
+    ->Args({3840, 2160, 50, 50})
+    ->Args({3840, 2160, 100, 100})
+    ->Args({3840, 2160, 128, 0})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
 void BM_BoxBlurCpu(benchmark::State& state) {
   const int w = int(state.range(0)), h = int(state.range(1));
   const BlurParams p{int(state.range(2)), 1, BorderMode::Replicate};

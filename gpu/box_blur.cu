@@ -16,9 +16,9 @@
 // prefix of 24-bit sums needs 12.
 // Kernels after the first are launched with programmatic dependent launch (sm_90): the
 // next grid is scheduled while the previous drains and waits in griddepcontrol.wait.
-// Fused pass (fusedBlurKernel, BoxBlurTuning::fused, not yet a default): both axes in one
-// kernel per pass, vertical sums slid in registers, the horizontal prefix per row in shared
-// memory; no sums buffer and one launch per pass.
+// Fused pass (fusedBlurKernel, BoxBlurTuning::fused; the default for r <= 5, and up to r = 50 on
+// tall frames such as 4K): both axes in one kernel per pass, vertical sums slid in registers,
+// the horizontal prefix per row in shared memory; no sums buffer and one launch per pass.
 #include "gpu/box_blur.h"
 #include "gpu/box_blur_math.h"
 #include "gpu/cuda_check.h"
@@ -853,11 +853,18 @@ void detail::boxBlurGpuTuned(ConstRgbaView in, RgbaView out, const BlurParams& p
                                     cudaMemcpyDefault, stream));
     return;
   }
-  if (tuning.fused) {
+  const size_t optin = BoxBlurWorkspaceAccess::sharedOptin(ws);
+  const bool narrowColumns = columnsPerBlock(h, 0, optin) < 8;
+  // Fused by default (H200, replicate, one pass; BM_BoxBlurGpuFused against BM_BoxBlurGpu,
+  // notes/box_blur.md) where it measured faster: r <= 5 everywhere (1080p r = 1 / 5: 20.3 / 23.1 us
+  // against 24.3 / 24.8; r = 15: 29.7 against 27.7), and up to r = 50 on tall frames (4K r = 1 / 15 / 50:
+  // 49.8 / 64.6 / 92.8 us against 78.0 / 86.7 / 94.5; r = 100: 139 against 102, the first windows of
+  // its short segments dominate).
+  const bool chosen = tuning.columnVersion != 0 || tuning.rowVersion != 0 || tuning.stages != 3;
+  if (tuning.fused > 0 || (tuning.fused < 0 && !chosen && (r <= 5 || (narrowColumns && r <= 50)))) {
     fusedBlur(in, out, params, ws, tuning, stream);
     return;
   }
-  const size_t optin = BoxBlurWorkspaceAccess::sharedOptin(ws);
   if (tuning.slideBatch != 0 && tuning.slideBatch != 4 && tuning.slideBatch != 8)
     throw std::invalid_argument("boxBlurGpu: slide batch " + std::to_string(tuning.slideBatch) + " unsupported");
   // Batch 8 past r = 32: longer first windows and edge runs keep more loads in flight
@@ -871,7 +878,6 @@ void detail::boxBlurGpuTuned(ConstRgbaView in, RgbaView out, const BlurParams& p
   // 107 / 109 / 111 / 109-110 for whole columns), whole columns above (r = 128: sliding 112;
   // its first window and far-apart rows grow with r). With 8-column blocks (1080p), the
   // sliding window up to r = 15 (23 / 27 us at r = 1 / 15 against 28 / 30; r = 50: 36 against 28).
-  const bool narrowColumns = columnsPerBlock(h, 0, optin) < 8;
   const bool useSlide =
       tuning.columnVersion == 3 || (tuning.columnVersion == 0 && r <= (narrowColumns ? 100 : 15));
   const int slide = useSlide ? slideRows(w, h, r, tuning.slideRows) : 0;

@@ -103,8 +103,9 @@ struct BoxBlurTuning {
   int slideBatch = 0;       // version 3: rows whose loads a thread issues together, 4 or 8; 0: by radius
   int rowThreads = 0;       // row version 2: threads per block (256, 512, 1024); 0: chosen by width
   int stages = 3;           // bit 0: column pass, bit 1: row pass (benchmarks time one alone)
-  bool fused = false;       // one kernel per pass for both axes (no sums buffer); ignores the
-                            // column and row choices above and `stages`
+  int fused = -1;           // 1: one kernel per pass for both axes (no sums buffer), ignoring the column
+                            // and row choices above and `stages`; 0: column and row passes; -1: by
+                            // size and radius when no column / row version or stage is chosen
   int fusedRows = 0;        // fused: output rows per block; 0: by size, radius and SM count
 };
 void boxBlurGpuTuned(ConstRgbaView in, RgbaView out, const BlurParams& params, BoxBlurWorkspace& ws,

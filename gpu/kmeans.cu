@@ -152,8 +152,10 @@ __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(Ker
   __shared__ uint32_t colour[KB];    // rounded centre colours, alpha 0
   __shared__ float shiftShared;
   __shared__ ull costShared[T / 32];
-  __shared__ uint2 boxes[Q == 1 ? kMaxTiles : 1];  // per-tile colour boxes (kmeans_tiles.cuh)
-  __shared__ bool prune;                            // every centre in [0, 255]: the candidate test holds
+  // Per-tile candidates (kmeans_tiles.cuh), built for k <= 16 (k = 32: 32 pair tests per lane and tile).
+  constexpr bool kTiles = Q == 1 && KB <= 16;
+  __shared__ TileBox boxes[kTiles ? kMaxTiles : 1];
+  __shared__ float4 pairs[kTiles ? kPairTests<KB> * 32 : 1];
   cg::grid_group grid = cg::this_grid();
   const int tid = threadIdx.x, k = a.k, width = a.in.width;
   const uint32_t qpr = (uint32_t(width) + 3) / 4;
@@ -168,7 +170,7 @@ __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(Ker
     loadQuad(a.in, cur.y, cur.qx * 4, min(4, width - int(cur.qx * 4)), a.vecIn, first);
   }
   // Block-uniform: the tile pass needs every tile's box in shared memory.
-  const bool tiled = Q == 1 && a.candidates && qEnd - qBegin <= uint32_t(kMaxTiles) * 32;
+  const bool tiled = kTiles && a.candidates && qEnd - qBegin <= uint32_t(kMaxTiles) * 32;
   if (tiled) tileBoxes<T>(a, qBegin, qEnd, qpr, boxes);
   if (tid < KB) {
     if (tid < k) {
@@ -186,7 +188,7 @@ __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(Ker
       coeff[tid] = km::unusedCentreCoeffs();
     }
   }
-  if (tid < 32) prune = centresInRange(centre, k);
+  if (kTiles && tid < 32) pairConstants<KB>(coeff, k, centresInRange(centre, k), pairs);
   __syncthreads();
 
   float shift2 = INFINITY;
@@ -200,10 +202,9 @@ __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(Ker
   while (it < a.maxIterations) {
     ull* sums = &a.scratch->sums[a.counted ? it % 2 : it % 3][0][0][0];
     ull* blockSums = sums + (blockIdx.x % a.slots) * kMaxClusters * 4;
-    if (tiled)
-      assignPassTiles<KB, T>(a, qBegin, qEnd, qpr, coeff, first, acc, blockSums, boxes, prune);
-    else
-      assignPass<KB, kTree, T, Q>(a, qBegin, qEnd, qpr, coeff, first, acc, blockSums);
+    if constexpr (kTiles)
+      if (tiled) assignPassTiles<KB, T>(a, qBegin, qEnd, qpr, coeff, first, acc, blockSums, boxes, pairs);
+    if (!tiled) assignPass<KB, kTree, T, Q>(a, qBegin, qEnd, qpr, coeff, first, acc, blockSums);
     if (a.counted)
       __syncthreads();  // every warp's sum atomics issued before the block arrives
     else
@@ -230,7 +231,7 @@ __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(Ker
 #pragma unroll
       for (int off = 16; off > 0; off >>= 1) d2 = fmaxf(d2, __shfl_xor_sync(~0u, d2, off));  // exact, any order
       if (tid == 0) shiftShared = d2;
-      prune = centresInRange(centre, k);
+      if (kTiles) pairConstants<KB>(coeff, k, centresInRange(centre, k), pairs);
     }
     if (blockIdx.x == 0 && !a.counted)  // the counted buffers accumulate over the launch instead
       for (int i = tid; i < a.slots * kMaxClusters * 4; i += T) (&a.scratch->sums[(it + 2) % 3][0][0][0])[i] = 0;
@@ -353,7 +354,13 @@ void kmeansGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* sta
   if (t.sumSlots < 1 || t.sumSlots > kMaxSumSlots)
     throw std::invalid_argument("kmeans: KmeansTuning::sumSlots must be 1..kMaxSumSlots");
   const int bucket = bucketIndex(params.k);
-  int size = sizeIndex(t.blockThreads != 0 ? t.blockThreads : params.k <= 8 ? 768 : 256);
+  const uint64_t quads = uint64_t((in.width + 3) / 4) * uint64_t(in.height);
+  // 256 threads (3 blocks/SM) where a thread would get >= 16 quads at 2 blocks/SM (4K)
+  // when the candidate pass runs, else 768 for k <= 8 (measured: notes/kmeans.md).
+  const bool manyQuads = quads >= uint64_t(ws.smCount_) * 2 * 256 * 16;
+  int size = sizeIndex(t.blockThreads != 0                          ? t.blockThreads
+                       : params.k <= 8 && !(t.tileCandidates && manyQuads) ? 768
+                                                                       : 256);
   if (t.quadsPerStep != 1 && t.quadsPerStep != 2)
     throw std::invalid_argument("kmeans: KmeansTuning::quadsPerStep must be 1 or 2");
   // The scan is built for 256 threads without pairs only; pairs use the tree.
@@ -381,10 +388,9 @@ void kmeansGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* sta
   a.vecOut = reinterpret_cast<uintptr_t>(out.data) % 16 == 0 && out.pitch % 16 == 0;
 
   if (params.init == KmeansInit::KmeansPlusPlus) detail::launchKmeansPlusPlus(in, state, params.k, params.seed, stream);
-  const uint64_t quads = uint64_t((in.width + 3) / 4) * uint64_t(in.height);
   int perSm = t.blocksPerSm;
   if (perSm <= 0)  // measured: notes/kmeans.md
-    perSm = threads > 256 ? 1 : quads >= uint64_t(ws.smCount_) * 2 * threads * 16 ? 3 : 2;
+    perSm = threads > 256 ? 1 : manyQuads ? 3 : 2;
   perSm = std::clamp(perSm, 1, maxPerSm);  // co-resident: the grid barrier cannot deadlock
   int grid = ws.smCount_ * perSm;
   if (!t.fullGrid) grid = int(std::min<uint64_t>(uint64_t(grid), (quads + threads - 1) / threads));

@@ -23,8 +23,16 @@
 namespace vp {
 namespace kmgpu {
 
-constexpr int kMaxTiles = 1024;          // tiles per block with boxes in shared memory (8 KB); more: plain pass
+constexpr int kMaxTiles = 1024;          // tiles per block with boxes in shared memory (32 KB); more: plain pass
 constexpr float kCandidateMargin = 1.f;  // squared 8-bit levels (see above)
+// Pair tests per lane and tile: lane L tests centre L % KB against L / KB + i * 32 / KB.
+template <int KB>
+constexpr int kPairTests = KB * KB / 32 > 0 ? KB * KB / 32 : 1;
+
+// A tile's colour box: the lowest and highest r, g, b of its pixels (w unused).
+struct TileBox {
+  float4 lo, hi;
+};
 
 // Warp 0, every lane: whether all k centres lie in [0, 255] (false for NaN), the premise of the test.
 __device__ __forceinline__ bool centresInRange(const float (*centre)[3], int k) {
@@ -54,11 +62,11 @@ __device__ __forceinline__ uint32_t warpMax(uint32_t v) {
 #endif
 }
 
-// Fills boxes[t] = (lo, hi), each packed r | g << 8 | b << 16, for the block's tiles:
+// Fills boxes[t] for the block's tiles:
 // tile t = quads qBegin + 32t .. + 31, the warp steps assignPassTiles walks. Missing
 // pixels (past a row's end or the block's last quad) stay out of the box.
 template <int T>
-__device__ void tileBoxes(const KernelArgs& a, uint32_t qBegin, uint32_t qEnd, uint32_t qpr, uint2* boxes) {
+__device__ void tileBoxes(const KernelArgs& a, uint32_t qBegin, uint32_t qEnd, uint32_t qpr, TileBox* boxes) {
   const uint32_t lane = threadIdx.x % 32;
   QuadCursor<T> cur(qBegin + threadIdx.x, qpr);
   for (uint32_t qw = qBegin + threadIdx.x - lane; qw < qEnd; qw += T, cur.advance()) {  // warp-uniform
@@ -80,34 +88,46 @@ __device__ void tileBoxes(const KernelArgs& a, uint32_t qBegin, uint32_t qEnd, u
 #pragma unroll
     for (int f = 0; f < 3; ++f) lo[f] = warpMin(lo[f]), hi[f] = warpMax(hi[f]);
     if (lane == 0)
-      boxes[(qw - qBegin) / 32] = make_uint2(lo[0] | lo[1] << 8 | lo[2] << 16, hi[0] | hi[1] << 8 | hi[2] << 16);
+      boxes[(qw - qBegin) / 32] = {make_float4(float(lo[0]), float(lo[1]), float(lo[2]), 0.f),
+                                   make_float4(float(hi[0]), float(hi[1]), float(hi[2]), 0.f)};
+  }
+}
+
+// Warp 0, after the centres changed: each lane's pair test constants for tileCandidates, the
+// difference of the two centres' score constants (a - b), or a test that never drops
+// (w = -inf) for padding centres, a == b, or centres outside [0, 255] (`prune` off).
+template <int KB>
+__device__ __forceinline__ void pairConstants(const float4* coeff, int k, bool prune, float4* pairs) {
+  const int lane = threadIdx.x, ca = lane % KB;
+  __syncwarp();  // coeff comes from every lane of warp 0
+#pragma unroll
+  for (int i = 0; i < kPairTests<KB>; ++i) {
+    const int cb = lane / KB + i * (32 / KB);
+    float4 d = make_float4(0.f, 0.f, 0.f, -INFINITY);
+    if (prune && ca < k && cb < k && cb != ca) {
+      const float4 ma = coeff[ca], mb = coeff[cb];
+      d = make_float4(__fsub_rn(ma.x, mb.x), __fsub_rn(ma.y, mb.y), __fsub_rn(ma.z, mb.z), __fsub_rn(ma.w, mb.w));
+    }
+    pairs[i * 32 + lane] = d;
   }
 }
 
 // The centres that may be the nearest of some pixel in `box` (bit j: centre j < k; never
-// empty, see above). Lane L tests centre L % KB against centres L / KB + i * 32 / KB, and
-// one ballot folds the lanes of each centre together.
+// empty, see above): each lane runs its pair tests (pairConstants) and one ballot folds
+// the lanes of each centre together.
 template <int KB>
-__device__ __forceinline__ uint32_t tileCandidates(uint2 box, const float4* coeff, int k) {
-  constexpr int kStride = 32 / KB, kTests = KB * KB / 32 > 0 ? KB * KB / 32 : 1;
-  const int lane = threadIdx.x % 32, ca = lane % KB;
-  const float lo[3] = {channel(box.x, 0), channel(box.x, 1), channel(box.x, 2)};
-  const float hi[3] = {channel(box.y, 0), channel(box.y, 1), channel(box.y, 2)};
-  const float4 ma = coeff[ca];
+__device__ __forceinline__ uint32_t tileCandidates(const TileBox& box, const float4* pairs, int k) {
+  const int lane = threadIdx.x % 32;
+  const float4 lo = box.lo, hi = box.hi;
   bool dominated = false;
 #pragma unroll
-  for (int i = 0; i < kTests; ++i) {
-    const int cb = lane / KB + i * kStride;
-    if (cb < k && cb != ca && ca < k) {
-      const float4 mb = coeff[cb];
-      const float dr = __fsub_rn(ma.x, mb.x), dg = __fsub_rn(ma.y, mb.y), db = __fsub_rn(ma.z, mb.z);
-      // min over the box of s_a - s_b: each channel at its low end where the slope is >= 0
-      float d = __fsub_rn(ma.w, mb.w);
-      d = __fmaf_rn(dr, dr >= 0.f ? lo[0] : hi[0], d);
-      d = __fmaf_rn(dg, dg >= 0.f ? lo[1] : hi[1], d);
-      d = __fmaf_rn(db, db >= 0.f ? lo[2] : hi[2], d);
-      dominated |= d > kCandidateMargin;
-    }
+  for (int i = 0; i < kPairTests<KB>; ++i) {
+    const float4 d = pairs[i * 32 + lane];
+    // min over the box of s_a - s_b: each channel at its low end where the slope is >= 0
+    float m = __fmaf_rn(d.x, d.x >= 0.f ? lo.x : hi.x, d.w);
+    m = __fmaf_rn(d.y, d.y >= 0.f ? lo.y : hi.y, m);
+    m = __fmaf_rn(d.z, d.z >= 0.f ? lo.z : hi.z, m);
+    dominated |= m > kCandidateMargin;
   }
   uint32_t m = __ballot_sync(~0u, dominated);
 #pragma unroll
@@ -182,19 +202,19 @@ __device__ __forceinline__ void accumulateQuad(uint2* acc, int j, const uint32_t
   *a = v;
 }
 
-// assignPass (Q = 1) by tiles: each warp step first finds its tile's candidates (all k when
-// `prune` is off), then scores only those. Same labels and sums as assignPass.
+// assignPass (Q = 1) by tiles: each warp step first finds its tile's candidates, then
+// scores only those. Same labels and sums as assignPass.
 template <int KB, int T>
 __device__ void assignPassTiles(const KernelArgs& a, uint32_t qBegin, uint32_t qEnd, uint32_t qpr,
                                 const float4* coeff, const uint32_t (&first)[4], uint2* acc, ull* sums,
-                                const uint2* boxes, bool prune) {
+                                const TileBox* boxes, const float4* pairs) {
   const int width = a.in.width;
   const uint32_t lane = threadIdx.x % 32, all = a.k == 32 ? ~0u : (1u << a.k) - 1u;
   for (uint32_t r0 = qBegin; r0 < qEnd; r0 += kQuadsPerRound * T) {  // uniform per block
     const uint32_t r1 = min(qEnd, r0 + kQuadsPerRound * T);
     QuadCursor<T> cur(r0 + threadIdx.x, qpr);
     for (uint32_t qw = r0 + threadIdx.x - lane; qw < r1; qw += T, cur.advance()) {  // uniform per warp
-      const uint32_t cand = prune ? tileCandidates<KB>(boxes[(qw - qBegin) / 32], coeff, a.k) : all;
+      const uint32_t cand = tileCandidates<KB>(boxes[(qw - qBegin) / 32], pairs, a.k);
       const uint32_t q = qw + lane;
       if (q >= r1) continue;
       const uint32_t x0 = cur.qx * 4;

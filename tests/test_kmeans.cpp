@@ -386,8 +386,8 @@ std::vector<Variant> gpuVariants() {
     t.countedBarrier = false;
     return t;
   };
-  auto cand = [](KmeansTuning t) {  // per-tile candidate centres
-    t.tileCandidates = true;
+  auto nocand = [](KmeansTuning t) {  // without per-tile candidate centres (the plain pass)
+    t.tileCandidates = false;
     return t;
   };
   return {{"tree_bps2", make(2, true, 256, 1, 1)},
@@ -406,12 +406,12 @@ std::vector<Variant> gpuVariants() {
           {"gridsync", gridSync(KmeansTuning{})},         // the other barrier
           {"gridsync_scan_bps3", gridSync(make(3, false, 256, 1, 1))},
           {"gridsync_wide768_spread8", gridSync(make(0, true, 768, 8, 1))},
-          {"cand", cand(KmeansTuning{})},
-          {"cand_tree_bps2", cand(make(2, true, 256, 1, 1))},
-          {"cand_scan_bps3", cand(make(3, false, 256, 1, 1))},  // the tile pass always takes the tree for all k
-          {"cand_wide1024_spread4", cand(make(0, true, 1024, 4, 1))},
-          {"cand_pairs", cand(make(0, true, 256, 1, 2))},  // pairs keep the plain pass
-          {"cand_gridsync_wide512", cand(gridSync(make(0, true, 512, 1, 1)))}};
+          {"nocand", nocand(KmeansTuning{})},
+          {"nocand_tree_bps2", nocand(make(2, true, 256, 1, 1))},
+          {"nocand_scan_bps3", nocand(make(3, false, 256, 1, 1))},
+          {"nocand_wide1024_spread4", nocand(make(0, true, 1024, 4, 1))},
+          {"nocand_wide768", nocand(make(0, true, 768, 1, 1))},
+          {"nocand_gridsync_wide512", nocand(gridSync(make(0, true, 512, 1, 1)))}};
 }
 
 class KmeansGpuVsCpu : public testing::TestWithParam<Case> {};
@@ -584,7 +584,7 @@ TEST(KmeansGpu, CandidatesWithCentresOutOfRange) {
     const Result want = runCpu(img, p, warm);
     for (int threads : {256, 768}) {
       KmeansWorkspace ws;
-      ws.tuning.tileCandidates = true, ws.tuning.blockThreads = threads;
+      ws.tuning.blockThreads = threads;
       SCOPED_TRACE("it " + std::to_string(it) + " threads " + std::to_string(threads));
       expectSame(runGpu(img, p, warm, ws), want, p.k);
     }

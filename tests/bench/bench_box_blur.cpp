@@ -92,6 +92,7 @@ BENCHMARK(BM_BoxBlurGpuSlide)
     ->ArgsProduct({{3840}, {2160}, {64, 80, 128}, {0}, {8}, {3}})
     ->ArgsProduct({{1920}, {1080}, {15, 100}, {16, 32, 64}, {4, 8}, {1}})
     ->ArgsProduct({{3840}, {2160}, {15, 100}, {16, 32, 64}, {4, 8}, {1}})
+    ->ArgsProduct({{3840}, {2160}, {100}, {24, 32, 40, 50, 64, 80}, {8}, {3}})  // 4K r = 100 with the row pass
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

@@ -136,8 +136,8 @@ void BM_KmeansCandidates(benchmark::State& st) {
 }
 BENCHMARK(BM_KmeansCandidates)
     ->ArgNames({"w", "h", "k", "cand", "thr"})
-    ->ArgsProduct({{1920}, {1080}, {8}, {0, 1}, {0, 256}})
-    ->ArgsProduct({{3840}, {2160}, {8}, {0, 1}, {0, 256}})
+    ->ArgsProduct({{1920}, {1080}, {8}, {0, 1}, {0, 256, 512}})
+    ->ArgsProduct({{3840}, {2160}, {8}, {0, 1}, {0, 256, 512}})
     ->ArgsProduct({{1920}, {1080}, {4, 16, 32}, {0, 1}, {0}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);

@@ -214,8 +214,10 @@ __global__ void __launch_bounds__(kBandThreads)
 // alpha), one 8-byte store and ~20 instructions; no shared memory and no barrier. A
 // thread's loads do not depend on its sums, so every loop issues kBatch rows of loads
 // before using them: one row at a time, each row would wait a full memory latency.
-// Rows whose window reaches past an edge fetch through extendIndex.
-template <int kBatch>
+// Rows whose window reaches past an edge fetch through extendIndex. kFirstBatch > kBatch:
+// the first window issues that many rows of loads at a time, and reads plain rows when it
+// lies inside the image (at r = 100 its 201 rows were 25 round trips of 8, each row folded).
+template <int kBatch, int kFirstBatch>
 __global__ void __launch_bounds__(kSlideThreads)
     columnSlideKernel(ConstRgbaView in, ImageView<ushort4> sums, int radius, BorderMode border, int segLen) {
   waitForPriorGrid();
@@ -233,17 +235,43 @@ __global__ void __launch_bounds__(kSlideThreads)
   uint32_t rb = 0, ga = 0;
   // The first window, rows [y0 - r, y0 + r].
   const int first = y0 - radius, count = 2 * radius + 1;
-  int i = 0;
-  for (; i + kBatch <= count; i += kBatch) {
-    uint32_t p[kBatch];
+  if constexpr (kFirstBatch > kBatch) {
+    // Whole batches unguarded, then one guarded batch for the rest; `fetch` is `at` when
+    // every row of the window is inside the image, else `sample`.
+    auto window = [&](auto fetch) {
+      int i = 0;
+      for (; i + kFirstBatch <= count; i += kFirstBatch) {
+        uint32_t p[kFirstBatch];
 #pragma unroll
-    for (int j = 0; j < kBatch; ++j) p[j] = sample(first + i + j);
+        for (int j = 0; j < kFirstBatch; ++j) p[j] = fetch(first + i + j);
 #pragma unroll
-    for (int j = 0; j < kBatch; ++j) rb += blur::lanesRb(p[j]), ga += blur::lanesGa(p[j]);
-  }
-  for (; i < count; ++i) {
-    const uint32_t p = sample(first + i);
-    rb += blur::lanesRb(p), ga += blur::lanesGa(p);
+        for (int j = 0; j < kFirstBatch; ++j) rb += blur::lanesRb(p[j]), ga += blur::lanesGa(p[j]);
+      }
+      if (i < count) {
+        uint32_t p[kFirstBatch];
+#pragma unroll
+        for (int j = 0; j < kFirstBatch; ++j) p[j] = i + j < count ? fetch(first + i + j) : 0u;
+#pragma unroll
+        for (int j = 0; j < kFirstBatch; ++j) rb += blur::lanesRb(p[j]), ga += blur::lanesGa(p[j]);
+      }
+    };
+    if (first >= 0 && first + count <= h)
+      window(at);
+    else
+      window(sample);
+  } else {
+    int i = 0;
+    for (; i + kBatch <= count; i += kBatch) {
+      uint32_t p[kBatch];
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) p[j] = sample(first + i + j);
+#pragma unroll
+      for (int j = 0; j < kBatch; ++j) rb += blur::lanesRb(p[j]), ga += blur::lanesGa(p[j]);
+    }
+    for (; i < count; ++i) {
+      const uint32_t p = sample(first + i);
+      rb += blur::lanesRb(p), ga += blur::lanesGa(p);
+    }
   }
   // Emits row y's sums, then slides the window down by one row.
   auto step = [&](int y, uint32_t centre, uint32_t add, uint32_t sub) {
@@ -661,6 +689,20 @@ __global__ void __launch_bounds__(kFusedThreads, kFusedBlocksPerSm)
   }
 }
 
+using SlideKernel = void (*)(ConstRgbaView, ImageView<ushort4>, int, BorderMode, int);
+// The sliding column pass for (slide batch, first-window batch); nullptr: no such instance.
+SlideKernel columnSlideKernelFor(int batch, int firstBatch) {
+  switch (batch * 100 + firstBatch) {
+    case 404: return columnSlideKernel<4, 4>;
+    case 416: return columnSlideKernel<4, 16>;
+    case 432: return columnSlideKernel<4, 32>;
+    case 808: return columnSlideKernel<8, 8>;
+    case 816: return columnSlideKernel<8, 16>;
+    case 832: return columnSlideKernel<8, 32>;
+  }
+  return nullptr;
+}
+
 using RowKernel = void (*)(ImageView<const ushort4>, RgbaView, int, BorderMode, blur::Divider);
 struct RowConfig {
   RowKernel kernel;
@@ -871,6 +913,11 @@ void detail::boxBlurGpuTuned(ConstRgbaView in, RgbaView out, const BlurParams& p
   // (4K with the row pass, r = 50 / 100: 96.7 / 103 us against 101 / 110 with batch 4);
   // at small r 4 is as fast, with 40 registers instead of 56.
   const int slideBatch = tuning.slideBatch ? tuning.slideBatch : r > 32 ? 8 : 4;
+  const int firstBatch = tuning.slideFirstBatch ? tuning.slideFirstBatch : slideBatch;
+  const SlideKernel slideKernel = columnSlideKernelFor(slideBatch, firstBatch);
+  if (!slideKernel)
+    throw std::invalid_argument("boxBlurGpu: slide first batch " + std::to_string(tuning.slideFirstBatch) +
+                                " unsupported");
   // Default column pass (H200, with the v2 row pass, BM_BoxBlurGpuSlide against
   // BM_BoxBlurGpuVariant col 1; notes/box_blur.md): where whole-column blocks must be
   // narrower than 8 columns (tall frames such as 4K: 16-byte row segments per warp), the
@@ -895,7 +942,7 @@ void detail::boxBlurGpuTuned(ConstRgbaView in, RgbaView out, const BlurParams& p
   bool first = true;  // the first kernel waits for the stream the ordinary way
   auto columnPass = [&](ConstRgbaView src) {
     if (slide) {
-      launch(slideBatch == 8 ? columnSlideKernel<8> : columnSlideKernel<4>,
+      launch(slideKernel,
              dim3((w + kSlideThreads - 1) / kSlideThreads, (h + slide - 1) / slide),
              dim3(kSlideThreads), 0, stream, pdl && !first, src, sums, r, params.border, slide);
     } else if (band) {

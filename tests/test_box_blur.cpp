@@ -249,6 +249,10 @@ TEST(BoxBlurArgs, GpuRejectsBadArguments) {
   EXPECT_THROW(boxBlurGpu(big.view(), big2.view(), BlurParams{}, ws, stream), std::invalid_argument);
   EXPECT_THROW(detail::boxBlurGpuTuned(a.view(), b.view(), BlurParams{}, ws, fusedVariant(-1), stream),
                std::invalid_argument);
+  detail::BoxBlurTuning slide;
+  slide.columnVersion = 3;
+  slide.slideFirstBatch = 12;
+  EXPECT_THROW(detail::boxBlurGpuTuned(a.view(), b.view(), BlurParams{}, ws, slide, stream), std::invalid_argument);
   EXPECT_THROW(BoxBlurWorkspace(0, 5), std::invalid_argument);
   EXPECT_THROW(BoxBlurWorkspace(kMaxBlurDimension + 1, 5), std::invalid_argument);
   stream.synchronize();
@@ -288,7 +292,9 @@ void expectGpuMatchesCpu(const GpuCase& c) {
                 test::compare(gpuBlur(din, out, p, ws, stream, c.tuning), cpuBlur(in, p, scratch));
             ASSERT_EQ(d.differing, 0u) << describe(w, h, natural, p) << " pdl=" << c.tuning.pdl
                                        << " columns=" << c.tuning.verticalColumns << " fused=" << c.tuning.fused
-                                       << " fusedRows=" << c.tuning.fusedRows << ": " << d.first;
+                                       << " fusedRows=" << c.tuning.fusedRows << " slide=" << c.tuning.slideRows
+                                       << "/" << c.tuning.slideBatch << "/" << c.tuning.slideFirstBatch << ": "
+                                       << d.first;
           }
     }
   }
@@ -343,6 +349,17 @@ TEST(BoxBlurGpu, EveryLaunchVariantMatchesCpu) {
   }
   expectGpuMatchesCpu({{{1, 1}, {2, 3}, {37, 23}, {130, 70}, {1921, 1081}}, {1, 2, 15, 128}, {1, 2}, {false, true},
                        variant(3, 2)});
+  // Wide first windows: inside the image (plain rows) and across its edges (folded), whole
+  // batches and a guarded rest (2r+1 = 7, 31, 201 against 16 or 32), with either slide batch.
+  for (int firstBatch : {16, 32})
+    for (int slideBatch : {4, 8})
+      for (int slideRows : {1, 7, 64, 300}) {
+        detail::BoxBlurTuning t = variant(3, 2);
+        t.slideRows = slideRows;
+        t.slideBatch = slideBatch;
+        t.slideFirstBatch = firstBatch;
+        expectGpuMatchesCpu({sizes, {3, 15, 100}, {1, 3}, {false}, t});
+      }
   for (int threads : {256, 512, 1024}) {  // 1, 2 or 4 chunks per warp
     detail::BoxBlurTuning t = variant(2, 2);
     t.rowThreads = threads;
@@ -411,6 +428,8 @@ TEST(BoxBlurGpu, SanitizerSubset) {
   t = variant(3, 2);
   t.slideRows = 5;
   expectGpuMatchesCpu({{{37, 23}}, {7}, {2}, {false}, t});
+  t.slideFirstBatch = 16;  // 23 rows: first windows inside the image and across both edges
+  expectGpuMatchesCpu({{{37, 23}}, {3, 7}, {2}, {false}, t});
   // Fused: two tiles of 550 columns at r = 7, segments of 5 rows (several per image).
   expectGpuMatchesCpu({{{37, 23}, {1100, 12}}, {7}, {2}, {false}, fusedVariant(5)});
 }

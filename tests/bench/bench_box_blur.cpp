@@ -96,6 +96,31 @@ BENCHMARK(BM_BoxBlurGpuSlide)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
+// Sliding column pass (v3) with its first window's loads issued `first` rows at a time
+// (16, 32: plain rows inside the image; equal to `batch`: folded rows, the earlier first
+// window), alone (stages 1) or with the row pass (3). Args: w, h, r, rows, batch, first, stages.
+void BM_BoxBlurGpuSlideFirst(benchmark::State& state) {
+  detail::BoxBlurTuning t;
+  t.columnVersion = 3;
+  t.slideRows = int(state.range(3));
+  t.slideBatch = int(state.range(4));
+  t.slideFirstBatch = int(state.range(5));
+  t.stages = int(state.range(6));
+  const int64_t args[] = {state.range(0), state.range(1), state.range(2), 1, 1};  // replicate, one pass
+  runGpu(state, t, args);
+}
+BENCHMARK(BM_BoxBlurGpuSlideFirst)
+    ->ArgNames({"w", "h", "r", "rows", "batch", "first", "stages"})
+    // 4K r = 100, the default's shape (rows 0: 100 rows) against longer and shorter segments.
+    ->ArgsProduct({{3840}, {2160}, {100}, {0, 32, 50, 64, 150, 200}, {8}, {8, 16, 32}, {3}})
+    ->ArgsProduct({{3840}, {2160}, {100}, {0}, {8}, {8, 16, 32}, {1}})
+    ->ArgsProduct({{3840}, {2160}, {50, 64, 80, 128}, {0}, {8}, {8, 16, 32}, {3}})
+    ->ArgsProduct({{3840}, {2160}, {15}, {0}, {4}, {4, 16, 32}, {3}})
+    ->ArgsProduct({{1920}, {1080}, {15}, {0}, {4}, {4, 16, 32}, {3}})
+    ->ArgsProduct({{1920}, {1080}, {50, 100}, {0, 32}, {8}, {8, 16, 32}, {3}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
 // Fused pass (one kernel per pass for both axes), replicate, one pass; rows: output rows
 // per block, 0 by size and radius. Args: w, h, r, rows. Compare with BM_BoxBlurGpu (the
 // column + row passes) at the same w, h, r.

@@ -2,9 +2,9 @@
 //
 // Column pass first, by frame height and radius (boxBlurGpuTuned): columnSlideKernel
 // (version 3) slides a running window sum down a column segment per thread, R|B and G|A
-// packed two 16-bit lanes per word, its first window loaded 32 rows at a time past r = 32; columnSumsKernel (version 1) gives a block whole
-// columns and keeps the column prefix in shared memory (window sums are one prefix
-// difference, flat in r); columnBandKernel (version 2, no longer a default) prefix-sums
+// packed two 16-bit lanes per word, its first window loaded 16 rows at a time past r = 32;
+// columnSumsKernel (version 1) gives a block whole columns and keeps the column prefix in
+// shared memory (window sums are one prefix difference, flat in r); columnBandKernel (version 2, no longer a default) prefix-sums
 // 32 columns over a band of rows plus r halo rows. Out: ushort4 (R, G, B sums, alpha) per
 // pixel, 8 bytes, L2-resident at 1080p.
 // Row pass (rowBlurKernel2, the default): a block per row; each lane loads 4 consecutive
@@ -913,10 +913,11 @@ void detail::boxBlurGpuTuned(ConstRgbaView in, RgbaView out, const BlurParams& p
   // (4K with the row pass, r = 50 / 100: 96.7 / 103 us against 101 / 110 with batch 4);
   // at small r 4 is as fast, with 40 registers instead of 56.
   const int slideBatch = tuning.slideBatch ? tuning.slideBatch : r > 32 ? 8 : 4;
-  // Wide first window past r = 32 (201 rows at r = 100: 7 round trips of loads instead of 25,
-  // same 56 registers with batch 8); at small r the window is short and 4 / 32 would cost
-  // 16 registers (notes/box_blur.md, 4K r = 100).
-  const int firstBatch = tuning.slideFirstBatch ? tuning.slideFirstBatch : r > 32 ? 32 : slideBatch;
+  // Wide first window past r = 32 (201 rows at r = 100: 13 round trips of loads instead of 25,
+  // same 56 registers with batch 8). Measured at 4K with the row pass, r = 50 / 64 / 100 / 128:
+  // 92.8 / 94.8 / 100 / 107 us with 16 rows, 94.9 / 95.4 / 102 / 110 with 8, 103 / 101 / 112 /
+  // 116 with 32 (notes/box_blur.md).
+  const int firstBatch = tuning.slideFirstBatch ? tuning.slideFirstBatch : r > 32 ? 16 : slideBatch;
   const SlideKernel slideKernel = columnSlideKernelFor(slideBatch, firstBatch);
   if (!slideKernel)
     throw std::invalid_argument("boxBlurGpu: slide first batch " + std::to_string(tuning.slideFirstBatch) +

@@ -102,7 +102,7 @@ struct BoxBlurTuning {
   int slideRows = 0;        // version 3: output rows per thread; 0: chosen by size and radius
   int slideBatch = 0;       // version 3: rows whose loads a thread issues together, 4 or 8; 0: by radius
   int slideFirstBatch = 0;  // version 3, a segment's first window: 16 or 32 rows of loads at a time, plain rows
-                            // when inside the image; the slide batch: folded rows, as the slide; 0: 32 past
+                            // when inside the image; the slide batch: folded rows, as the slide; 0: 16 past
                             // r = 32, else the slide batch
   int rowThreads = 0;       // row version 2: threads per block (256, 512, 1024); 0: chosen by width
   int stages = 3;           // bit 0: column pass, bit 1: row pass (benchmarks time one alone)

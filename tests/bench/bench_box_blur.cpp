@@ -113,7 +113,7 @@ void BM_BoxBlurGpuSlideFirst(benchmark::State& state) {
 BENCHMARK(BM_BoxBlurGpuSlideFirst)
     ->ArgNames({"w", "h", "r", "rows", "batch", "first", "stages"})
     // 4K r = 100, the default's shape (rows 0: 100 rows) against longer and shorter segments;
-    // first 8 is the launch BM_BoxBlurGpu made before the wide first window, first 32 the one it makes now.
+    // first 8 is the launch BM_BoxBlurGpu made before the wide first window, first 16 the one it makes now.
     ->ArgsProduct({{3840}, {2160}, {100}, {0, 32, 50, 64, 150, 200}, {8}, {8, 16, 32}, {3}})
     ->ArgsProduct({{3840}, {2160}, {100}, {0}, {8}, {8, 16, 32}, {1}})
     ->ArgsProduct({{3840}, {2160}, {50, 64, 80, 128}, {0}, {8}, {8, 16, 32}, {3}})

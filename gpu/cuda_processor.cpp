@@ -155,6 +155,15 @@ class CudaProcessor final : public Processor {
       // run (1080p at 3 / 4 streams: 5767 / 5761 fps with 256, 4642 / 5449 with 768).
       kmeansWs_->tuning.blocksPerSm = 2;
       kmeansWs_->tuning.blockThreads = 256;
+      // No pixel cache: at 4K it fills the SM's shared memory beside the two blocks, and
+      // the other slots' kernels wait (4K K-means at 3 / 4 streams: 1471 / 1693 fps with
+      // it, 1791 / 1829 without; notes/kmeans.md).
+      kmeansWs_->tuning.pixelCacheQuads = 0;
+      // Contiguous block ranges with one copy of the sums, the configuration the pipeline
+      // figures were measured with (interleaved tiles with one copy: 1080p 5136 fps at 3
+      // streams against 6554; with 4 copies not measured in the pipeline yet).
+      kmeansWs_->tuning.interleaveTiles = false;
+      kmeansWs_->tuning.sumSlots = 1;
     }
     // New buffers hold no centres: the next K-means frame re-initialises.
     lastKmeans_ = nullptr;

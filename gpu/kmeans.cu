@@ -1,7 +1,8 @@
 // K-means on CUDA (kmeans.h): one persistent cooperative kernel for all iterations.
 //
-// Work split: the image is cut into quads (4 consecutive pixels of a row); block b owns
-// the quads [b*Q/G, (b+1)*Q/G) of the raster order for the whole launch, each thread
+// Work split: the image is cut into quads (4 consecutive pixels of a row) and tiles of 32
+// quads; block b owns the tiles b, b + G, b + 2G, ... (or, not interleaved, the quads
+// [b*Q/G, (b+1)*Q/G)) for the whole launch (BlockQuads), each thread
 // takes every T-th quad of it (T = 256 threads per block; 512/768/1024 for the "wide"
 // variant, KmeansTuning::blockThreads). Per iteration a thread scores its pixels against the
 // centre constants in shared memory (compile-time cluster bucket KB = 4/8/16/32, padding
@@ -11,8 +12,8 @@
 // into one 64-bit atomicAdd per block, cluster and field.
 //
 // One grid barrier per iteration, after which every block reads the iteration's sums,
-// adds the copies (block b adds into copy b % sumSlots: the "spread" variant; one copy by
-// default) and computes the same new centres and stop decision. Two barriers
+// adds the copies (block b adds into copy b % sumSlots: the "spread" variant; by default 4
+// copies with interleaved tiles and k > 4, else one) and computes the same new centres and stop decision. Two barriers
 // (KmeansTuning::countedBarrier):
 // - counted (default): iteration i adds count << 32 | channel sum into buffer i%2, which
 //   accumulates over the launch; a block arrives on a counter without a fence and takes
@@ -99,17 +100,17 @@ __device__ __forceinline__ void countedSnapshot(const KernelArgs& a, const ull* 
 
 // Final assignment: labels, output pixels, and this thread's cost.
 template <int KB, bool kTree, int T>
-__device__ ull finalPass(const KernelArgs& a, uint32_t qBegin, uint32_t qEnd, uint32_t qpr, const float4* coeff,
-                         const double (*centre)[3], const uint32_t* colour) {
+__device__ ull finalPass(const KernelArgs& a, const BlockQuads& bq, const float4* coeff,
+                         const double (*centre)[3], const uint32_t* colour, const uint4* cache) {
   const int width = a.in.width;
   ull cost = 0;
-  QuadCursor<T> cur(qBegin + threadIdx.x, qpr);
-  for (uint32_t q = qBegin + threadIdx.x; q < qEnd; q += T, cur.advance()) {
+  QuadCursor cur = bq.cursor<T>(threadIdx.x);
+  for (uint32_t q = threadIdx.x; q < bq.count; q += T, cur.advance()) {  // local quads
     const uint32_t x0 = cur.qx * 4;
     const int n = min(4, width - int(x0));
     uint32_t px[4], o[4];
     int bi[4];
-    loadQuad(a.in, cur.y, x0, n, a.vecIn, px);
+    fetchQuad(a, cache, q, cur.y, x0, n, px);
     nearest4<KB, kTree>(px, coeff, bi);
 #pragma unroll
     for (int p = 0; p < 4; ++p) {
@@ -145,7 +146,8 @@ constexpr int kMinBlocksPerSm = T > 256 ? 1 : KB <= 8 && Q == 1 ? 3 : 2;
 
 template <int KB, bool kTree, int T, int Q = 1>
 __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(KernelArgs a) {
-  extern __shared__ uint2 acc[];  // [KB][T] packed per-thread cluster sums
+  extern __shared__ uint2 acc[];  // [KB][T] packed per-thread cluster sums, then the pixel cache
+  uint4* const cache = reinterpret_cast<uint4*>(acc + KB * T);  // [a.cacheQuads] the block's first quads
   __shared__ float4 coeff[KB];    // score constants (kmeans_math.h)
   __shared__ float centre[KB][3];
   __shared__ double centreD[KB][3];  // final centres for the cost
@@ -158,20 +160,17 @@ __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(Ker
   __shared__ float4 pairs[kTiles ? kPairTests<KB> * 32 : 1];
   cg::grid_group grid = cg::this_grid();
   const int tid = threadIdx.x, k = a.k, width = a.in.width;
-  const uint32_t qpr = (uint32_t(width) + 3) / 4;
-  const uint64_t quads = uint64_t(qpr) * uint32_t(a.in.height);
-  const uint32_t qBegin = uint32_t(blockIdx.x * quads / gridDim.x);
-  const uint32_t qEnd = uint32_t((blockIdx.x + 1) * quads / gridDim.x);
+  const BlockQuads bq(a, (uint32_t(width) + 3) / 4);
 
   for (int j = 0; j < KB; ++j) acc[j * T + tid] = make_uint2(0u, 0u);
   uint32_t first[4] = {0u, 0u, 0u, 0u};  // this thread's first quad, reused every iteration
-  if (qBegin + tid < qEnd) {
-    const QuadCursor<T> cur(qBegin + tid, qpr);
+  if (uint32_t(tid) < bq.count) {
+    const QuadCursor cur = bq.cursor<T>(tid);
     loadQuad(a.in, cur.y, cur.qx * 4, min(4, width - int(cur.qx * 4)), a.vecIn, first);
   }
   // Block-uniform: the tile pass needs every tile's box in shared memory.
-  const bool tiled = kTiles && a.candidates && qEnd - qBegin <= uint32_t(kMaxTiles) * 32;
-  if (tiled) tileBoxes<T>(a, qBegin, qEnd, qpr, boxes);
+  const bool tiled = kTiles && a.candidates && bq.count <= uint32_t(kMaxTiles) * 32;
+  if (tiled || a.cacheQuads != 0) blockPrologue<T>(a, bq, tiled ? boxes : nullptr, cache);
   if (tid < KB) {
     if (tid < k) {
       float r, g, b;
@@ -203,8 +202,8 @@ __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(Ker
     ull* sums = &a.scratch->sums[a.counted ? it % 2 : it % 3][0][0][0];
     ull* blockSums = sums + (blockIdx.x % a.slots) * kMaxClusters * 4;
     if constexpr (kTiles)
-      if (tiled) assignPassTiles<KB, T>(a, qBegin, qEnd, qpr, coeff, first, acc, blockSums, boxes, pairs);
-    if (!tiled) assignPass<KB, kTree, T, Q>(a, qBegin, qEnd, qpr, coeff, first, acc, blockSums);
+      if (tiled) assignPassTiles<KB, T>(a, bq, coeff, first, acc, cache, blockSums, boxes, pairs);
+    if (!tiled) assignPass<KB, kTree, T, Q>(a, bq, coeff, first, acc, cache, blockSums);
     if (a.counted)
       __syncthreads();  // every warp's sum atomics issued before the block arrives
     else
@@ -250,7 +249,7 @@ __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(Ker
     centreD[tid][0] = centre[tid][0], centreD[tid][1] = centre[tid][1], centreD[tid][2] = centre[tid][2];
   }
   __syncthreads();
-  ull cost = finalPass<KB, kTree, T>(a, qBegin, qEnd, qpr, coeff, centreD, colour);
+  ull cost = finalPass<KB, kTree, T>(a, bq, coeff, centreD, colour, cache);
 #pragma unroll
   for (int off = 16; off > 0; off >>= 1) cost += __shfl_xor_sync(~0u, cost, off);
   if (tid % 32 == 0) costShared[tid / 32] = cost;
@@ -330,6 +329,9 @@ KmeansWorkspace::KmeansWorkspace() : scratch_(sizeof(Scratch)) {
   VP_CUDA_CHECK(cudaDeviceGetAttribute(&smCount_, cudaDevAttrMultiProcessorCount, device));
   VP_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
   VP_CUDA_CHECK(cudaDeviceGetAttribute(&sharedOptin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  VP_CUDA_CHECK(cudaDeviceGetAttribute(&sharedPerSm_, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+  VP_CUDA_CHECK(cudaDeviceGetAttribute(&sharedReserved_, cudaDevAttrReservedSharedMemoryPerBlock, device));
+  sharedOptin_ = sharedOptin;
   if (!cooperative) throw std::runtime_error("kmeans: the CUDA device does not support cooperative launches");
   for (int size = 0; size < 4; ++size)
     for (int v = 0; v < kVariants; ++v)
@@ -339,8 +341,10 @@ KmeansWorkspace::KmeansWorkspace() : scratch_(sizeof(Scratch)) {
         cudaFuncAttributes attr{};  // the opt-in limit covers static + dynamic shared memory
         VP_CUDA_CHECK(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(kernel)));
         if (accBytes(size, b) + attr.sharedSizeBytes > size_t(sharedOptin)) continue;
-        VP_CUDA_CHECK(
-            cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(accBytes(size, b))));
+        staticShared_[size][v][b] = int(attr.sharedSizeBytes);
+        // All the rest: the pixel cache takes what a launch's blocks per SM leave.
+        VP_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           sharedOptin - int(attr.sharedSizeBytes)));
         VP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&maxBlocksPerSm_[size][v][b], kernel,
                                                                     kBlockSizes[size], accBytes(size, b)));
       }
@@ -351,16 +355,21 @@ void kmeansGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* sta
   detail::checkKmeansArgs(in, out, params);
   if (state == nullptr) throw std::invalid_argument("kmeans: null state");
   const KmeansTuning& t = ws.tuning;
-  if (t.sumSlots < 1 || t.sumSlots > kMaxSumSlots)
-    throw std::invalid_argument("kmeans: KmeansTuning::sumSlots must be 1..kMaxSumSlots");
+  if (t.sumSlots < 0 || t.sumSlots > kMaxSumSlots)
+    throw std::invalid_argument("kmeans: KmeansTuning::sumSlots must be 0..kMaxSumSlots");
   const int bucket = bucketIndex(params.k);
   const uint64_t quads = uint64_t((in.width + 3) / 4) * uint64_t(in.height);
-  // 256 threads (3 blocks/SM) where a thread would get >= 16 quads at 2 blocks/SM (4K)
-  // when the candidate pass runs, else 768 for k <= 8 (measured: notes/kmeans.md).
+  // Block size (measured: notes/kmeans.md): interleaved, 768 for k <= 16 (one block per SM:
+  // the fewest sum atomics, and 4K 372 against 453 us with 256 x 3); contiguous, 256 (3
+  // blocks/SM) where a thread would get >= 16 quads at 2 blocks/SM (4K) when the candidate
+  // pass runs, else 768 for k <= 8.
   const bool manyQuads = quads >= uint64_t(ws.smCount_) * 2 * 256 * 16;
-  int size = sizeIndex(t.blockThreads != 0                          ? t.blockThreads
-                       : params.k <= 8 && !(t.tileCandidates && manyQuads) ? 768
-                                                                       : 256);
+  int wanted = t.blockThreads;
+  if (wanted == 0 && t.interleaveTiles)
+    wanted = params.k <= 16 ? 768 : 256;
+  else if (wanted == 0)
+    wanted = params.k <= 8 && !(t.tileCandidates && manyQuads) ? 768 : 256;
+  int size = sizeIndex(wanted);
   if (t.quadsPerStep != 1 && t.quadsPerStep != 2)
     throw std::invalid_argument("kmeans: KmeansTuning::quadsPerStep must be 1 or 2");
   // The scan is built for 256 threads without pairs only; pairs use the tree.
@@ -378,10 +387,14 @@ void kmeansGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* sta
   a.scratch = ws.scratch_.as<Scratch>();
   a.k = params.k;
   a.maxIterations = params.maxIterations;
-  a.slots = t.sumSlots;
+  // Interleaved blocks each hold pixels of every cluster, so every block adds to every
+  // cluster's sums: 4 copies cut the same-address atomics (measured, notes/kmeans.md).
+  a.slots = t.sumSlots != 0 ? t.sumSlots : t.interleaveTiles && params.k > 4 ? 4 : 1;
   // Packed fields hold one iteration's channel sum in 32 bits: N * 255 < 2^32.
   a.counted = t.countedBarrier && in.pixels() <= kCountedMaxPixels;
   a.candidates = t.tileCandidates;
+  a.cacheQuads = 0;
+  a.interleave = t.interleaveTiles;
   a.epsilon = params.epsilon;
   a.uniformInit = params.init == KmeansInit::Uniform;
   a.vecIn = reinterpret_cast<uintptr_t>(in.data) % 16 == 0 && in.pitch % 16 == 0;
@@ -394,9 +407,21 @@ void kmeansGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* sta
   perSm = std::clamp(perSm, 1, maxPerSm);  // co-resident: the grid barrier cannot deadlock
   int grid = ws.smCount_ * perSm;
   if (!t.fullGrid) grid = int(std::min<uint64_t>(uint64_t(grid), (quads + threads - 1) / threads));
+  // Pixel cache: as many of a block's quads as fit beside its other shared memory without
+  // lowering the blocks per SM (the barrier needs them co-resident).
+  if (t.pixelCacheQuads != 0) {
+    const size_t perBlock = std::min(size_t(ws.sharedOptin_), size_t(ws.sharedPerSm_ / perSm - ws.sharedReserved_));
+    const size_t used = size_t(ws.staticShared_[size][variant][bucket]) + accBytes(size, bucket);
+    uint64_t fit = perBlock > used ? (perBlock - used) / sizeof(uint4) : 0;
+    if (t.pixelCacheQuads > 0) fit = std::min<uint64_t>(fit, uint64_t(t.pixelCacheQuads));
+    const uint64_t tiles = (quads + 31) / 32;
+    const uint64_t blockQuads = t.interleaveTiles ? 32 * ((tiles + grid - 1) / grid) : (quads + grid - 1) / grid;
+    a.cacheQuads = uint32_t(std::min(fit, blockQuads));
+  }
+  const size_t shared = accBytes(size, bucket) + size_t(a.cacheQuads) * sizeof(uint4);
   void* args[] = {&a};
   VP_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(kernelFor(size, bucket, variant)), dim3(grid),
-                                            dim3(threads), args, accBytes(size, bucket), stream));
+                                            dim3(threads), args, shared, stream));
   VP_CUDA_CHECK_LAUNCH();
 }
 

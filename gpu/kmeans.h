@@ -62,8 +62,9 @@ struct KmeansTuning {
   bool fullGrid = false;   // use every allowed block even for tiny images (benchmarks the barrier cost)
   bool treeArgmin = true;  // nearest centre by a min tree (fewer compare/selects) or a plain scan
                            // (the scan exists for 256-thread blocks only; wider blocks always use the tree)
-  // Variant "wide": threads per block, 256, 512, 768 or 1024; 0 (default) = 768 for k <= 8, else 256;
-  // with tileCandidates, 256 when a thread would get >= 16 quads at 2 blocks/SM (4K: 432 against 452 us).
+  // Variant "wide": threads per block, 256, 512, 768 or 1024; 0 (default) = with interleaveTiles 768 for
+  // k <= 16, else 256; without, 768 for k <= 8, else 256, and with tileCandidates 256 when a thread
+  // would get >= 16 quads at 2 blocks/SM (4K, contiguous: 432 against 452 us).
   // One wide block per SM has the warps of 2-4 narrow ones but a quarter to a half of the barrier
   // arrivals and sum atomics. 1024 is built for k <= 8 only (64 registers); k > 8 runs with 768.
   // Measured on the H200 (k=8, 20 iterations, alone, counted barrier): 768 threads 198 / 569 us
@@ -71,10 +72,12 @@ struct KmeansTuning {
   // pipeline sets 256: its streams run side by side, and a 768-thread block waits for a
   // whole SM (notes/kmeans.md, notes/pipeline.md).
   int blockThreads = 0;
-  // Variant "spread": copies of the per-cluster sums, 1 (default) to kMaxSumSlots; block b adds into copy
-  // b % sumSlots, the centre update adds the copies (integers: the same sums), so at most
-  // blocks / sumSlots atomics hit one address per iteration instead of every block's.
-  int sumSlots = 1;
+  // Variant "spread": copies of the per-cluster sums, 1 to kMaxSumSlots, 0 (default) = 4 with
+  // interleaveTiles and k > 4, else 1; block b adds into copy b % sumSlots, the centre update adds the
+  // copies (integers: the same sums), so at most blocks / sumSlots atomics hit one address per iteration
+  // instead of every block's. Interleaved blocks each add to every cluster (a contiguous block's few
+  // rows hold few of them): k 8 at 1080p, 768 threads, 158 us with 4 copies, 164 with 8, 184 with 1.
+  int sumSlots = 0;
   // Variant "pairs": quads a thread scores per step, 1 (default) or 2. With 2 each chunk of centre
   // constants is loaded once per 8 pixels and the loop/address work is shared by two quads (the tree
   // argmin always; 1024-thread blocks run pairs with 768).
@@ -91,6 +94,19 @@ struct KmeansTuning {
   // 1024 tiles (frames over ~17 Mpx) run the plain pass. Measured (H200, k 8, 20 iterations): 1080p
   // 170 against 201 us, 4K 432 against 588, warm clip 78 / 151 against 90 / 172; k 16 250 against 313.
   bool tileCandidates = true;
+  // Pixel cache: each block keeps its quads (as loaded, 16 bytes each) in shared memory from the first
+  // read of the launch on, so every later read is a shared-memory load instead of an L2 round trip.
+  // Negative (default -1): as many of the block's quads as fit beside its other shared memory at its
+  // blocks per SM (1080p at 768 threads: all; 4K: a part); 0: off; n > 0: at most n quads per block.
+  // Measured (k 8, 20 iterations): 1080p 168 against 172 us; 4K at 768 threads 372 against 389.
+  int pixelCacheQuads = -1;
+  // Block b of G owns the tiles of 32 quads b, b + G, b + 2G, ... (true) or a contiguous range of the
+  // raster order (false). Interleaved, every block samples the whole frame, so the candidate pass's
+  // content-dependent work evens out between the blocks each iteration waits for, and tiles start on
+  // multiples of 32 quads (at 1080p and 4K never across a row end: 4.5 % fewer instructions at 1080p).
+  // Measured (k 8, 20 iterations, 768 threads, 4 sum copies): 1080p 158 against 168 us contiguous
+  // (1 copy, its best), 4K 370 against 436 (contiguous 256 x 3: 433).
+  bool interleaveTiles = true;
 };
 constexpr int kMaxSumSlots = 8;
 
@@ -108,6 +124,8 @@ class KmeansWorkspace {
                         cudaStream_t, const KmeansState*);
   DeviceBuffer scratch_;
   int smCount_ = 0;
+  int sharedOptin_ = 0, sharedPerSm_ = 0, sharedReserved_ = 0;  // shared memory per block / SM, bytes
+  int staticShared_[4][3][4] = {};  // each kernel's static shared memory (same indices as below)
   int maxBlocksPerSm_[4][3][4] = {};  // per block size (256, 512, 768, 1024), kernel variant (scan, tree,
                                       // tree + pairs) and cluster bucket 4, 8, 16, 32; 0: not built or does not fit
 };

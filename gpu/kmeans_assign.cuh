@@ -34,18 +34,19 @@ struct KernelArgs {
   float epsilon;
   bool counted;      // counted barrier (KmeansTuning::countedBarrier) instead of grid.sync()
   bool candidates;   // per-tile candidate centres (KmeansTuning::tileCandidates)
+  uint32_t cacheQuads;  // the block's first cacheQuads quads live in shared memory (KmeansTuning::pixelCacheQuads)
+  bool interleave;      // blocks own every G-th tile instead of a contiguous range (KmeansTuning::interleaveTiles)
   bool uniformInit;  // else `init` holds the initial centres (warm start or k-means++)
   bool vecIn;        // 16-byte quad loads allowed (pointer and pitch aligned)
   bool vecOut;       // 16-byte quad stores allowed
 };
 
-// Walks the quads q, q + T, ... of one thread as (row, quad column).
-template <int T>
+// Walks the quads q, q + step, ... of one thread as (row, quad column).
 struct QuadCursor {
   uint32_t y, qx, qpr, stepY, stepX;
-  __device__ QuadCursor(uint32_t q, uint32_t quadsPerRow)
-      : y(q / quadsPerRow), qx(q % quadsPerRow), qpr(quadsPerRow), stepY(T / quadsPerRow),
-        stepX(T % quadsPerRow) {}
+  __device__ QuadCursor(uint32_t q, uint32_t quadsPerRow, uint32_t step)
+      : y(q / quadsPerRow), qx(q % quadsPerRow), qpr(quadsPerRow), stepY(step / quadsPerRow),
+        stepX(step % quadsPerRow) {}
   __device__ void advance() {
     y += stepY;
     qx += stepX;
@@ -53,6 +54,36 @@ struct QuadCursor {
       qx -= qpr;
       ++y;
     }
+  }
+};
+
+// The quads a block owns, numbered locally 0 .. count - 1 in tiles of 32 (local tile j =
+// local quads 32j .. 32j + 31, one warp step). Contiguous: the block's range of the raster
+// order. Interleaved: global tile b + jG of block b in a grid of G, so every block samples
+// the whole frame and the candidate pass's work (which varies with the content) evens out
+// between the blocks that the grid barrier waits for. Thread t walks local quads t, t + T, ...
+struct BlockQuads {
+  uint32_t first;       // raster quad of local quad 0
+  uint32_t tileStride;  // raster quads from one local tile to the next: 32, or 32G interleaved
+  uint32_t count;       // local quads
+  uint32_t qpr;         // quads per row
+
+  __device__ BlockQuads(const KernelArgs& a, uint32_t quadsPerRow) : qpr(quadsPerRow) {
+    const uint32_t quads = qpr * uint32_t(a.in.height), b = blockIdx.x, g = gridDim.x;
+    if (a.interleave) {
+      const uint32_t tiles = (quads + 31) / 32, mine = b < tiles ? (tiles - 1 - b) / g + 1 : 0;
+      first = 32 * b, tileStride = 32 * g;
+      count = mine == 0 ? 0 : 32 * (mine - 1) + min(32u, quads - 32 * (b + (mine - 1) * g));
+    } else {
+      first = uint32_t(uint64_t(b) * quads / g), tileStride = 32;
+      count = uint32_t(uint64_t(b + 1) * quads / g) - first;
+    }
+  }
+  __device__ uint32_t quad(uint32_t l) const { return first + l / 32 * tileStride + l % 32; }
+  // Cursor at local quad l, stepping T local quads (the same lane of the warp's next tile).
+  template <int T>
+  __device__ QuadCursor cursor(uint32_t l) const {
+    return QuadCursor(quad(l), qpr, T / 32 * tileStride);
   }
 };
 
@@ -66,6 +97,19 @@ __device__ __forceinline__ void loadQuad(ConstRgbaView in, uint32_t y, uint32_t 
   } else {
 #pragma unroll
     for (int p = 0; p < 4; ++p) px[p] = p < n ? row[p] : 0u;
+  }
+}
+
+// Loads quad qLocal of the block (at row y, column x0): from the shared-memory pixel cache
+// when it holds it (the prologue stored loadQuad's words there, zeros included), else
+// from the image.
+__device__ __forceinline__ void fetchQuad(const KernelArgs& a, const uint4* cache, uint32_t qLocal, uint32_t y,
+                                          uint32_t x0, int n, uint32_t (&px)[4]) {
+  if (qLocal < a.cacheQuads) {
+    const uint4 v = cache[qLocal];
+    px[0] = v.x, px[1] = v.y, px[2] = v.z, px[3] = v.w;
+  } else {
+    loadQuad(a.in, y, x0, n, a.vecIn, px);
   }
 }
 
@@ -197,12 +241,12 @@ __device__ void flush(uint2* acc, int k, ull* sums, bool packed) {
 // centre constants is loaded once per 8 pixels and the loop overhead is shared; the
 // scores, and so the labels and sums, are the same.
 template <int KB, bool kTree, int T, int Q>
-__device__ void assignPass(const KernelArgs& a, uint32_t qBegin, uint32_t qEnd, uint32_t qpr, const float4* coeff,
-                           const uint32_t (&first)[4], uint2* acc, ull* sums) {
+__device__ void assignPass(const KernelArgs& a, const BlockQuads& bq, const float4* coeff,
+                           const uint32_t (&first)[4], uint2* acc, const uint4* cache, ull* sums) {
   const int width = a.in.width;
-  for (uint32_t r0 = qBegin; r0 < qEnd; r0 += kQuadsPerRound * T) {  // uniform per block
-    const uint32_t r1 = min(qEnd, r0 + kQuadsPerRound * T);
-    QuadCursor<T> cur(r0 + threadIdx.x, qpr);
+  for (uint32_t r0 = 0; r0 < bq.count; r0 += kQuadsPerRound * T) {  // uniform per block; local quads
+    const uint32_t r1 = min(bq.count, r0 + kQuadsPerRound * T);
+    QuadCursor cur = bq.cursor<T>(r0 + threadIdx.x);
     for (uint32_t q = r0 + threadIdx.x; q < r1; q += Q * T) {
       uint32_t px[4 * Q];
       int bi[4 * Q], n[Q];
@@ -211,11 +255,11 @@ __device__ void assignPass(const KernelArgs& a, uint32_t qBegin, uint32_t qEnd, 
         const uint32_t x0 = cur.qx * 4;
         n[h] = h == 0 || q + h * T < r1 ? min(4, width - int(x0)) : 0;  // 0: no such quad
         uint32_t (&pq)[4] = *reinterpret_cast<uint32_t(*)[4]>(px + 4 * h);
-        if (h == 0 && q == qBegin + threadIdx.x) {
+        if (h == 0 && q == threadIdx.x) {
 #pragma unroll
           for (int p = 0; p < 4; ++p) pq[p] = first[p];
         } else if (h == 0 || n[h] > 0) {  // h == 0: always a quad
-          loadQuad(a.in, cur.y, x0, n[h], a.vecIn, pq);
+          fetchQuad(a, cache, q + h * T, cur.y, x0, n[h], pq);
         } else {
 #pragma unroll
           for (int p = 0; p < 4; ++p) pq[p] = 0u;
@@ -235,7 +279,7 @@ __device__ void assignPass(const KernelArgs& a, uint32_t qBegin, uint32_t qEnd, 
     }
     __syncthreads();
     flush<T>(acc, a.k, sums, a.counted);
-    if (r1 < qEnd) __syncthreads();  // after the last round the grid barrier follows
+    if (r1 < bq.count) __syncthreads();  // after the last round the grid barrier follows
   }
 }
 

@@ -62,20 +62,22 @@ __device__ __forceinline__ uint32_t warpMax(uint32_t v) {
 #endif
 }
 
-// Fills boxes[t] for the block's tiles:
-// tile t = quads qBegin + 32t .. + 31, the warp steps assignPassTiles walks. Missing
+// Reads each of the block's quads once per launch: stores local quads 0 .. a.cacheQuads - 1
+// in the pixel cache (cache[l], as loadQuad returns them) and, with `boxes`, fills boxes[j]
+// for the block's local tiles j (BlockQuads), the warp steps assignPassTiles walks. Missing
 // pixels (past a row's end or the block's last quad) stay out of the box.
 template <int T>
-__device__ void tileBoxes(const KernelArgs& a, uint32_t qBegin, uint32_t qEnd, uint32_t qpr, TileBox* boxes) {
+__device__ void blockPrologue(const KernelArgs& a, const BlockQuads& bq, TileBox* boxes, uint4* cache) {
   const uint32_t lane = threadIdx.x % 32;
-  QuadCursor<T> cur(qBegin + threadIdx.x, qpr);
-  for (uint32_t qw = qBegin + threadIdx.x - lane; qw < qEnd; qw += T, cur.advance()) {  // warp-uniform
+  QuadCursor cur = bq.cursor<T>(threadIdx.x);
+  for (uint32_t lw = threadIdx.x - lane; lw < bq.count; lw += T, cur.advance()) {  // warp-uniform
     uint32_t lo[3] = {255u, 255u, 255u}, hi[3] = {0u, 0u, 0u};
-    if (qw + lane < qEnd) {
-      const uint32_t x0 = cur.qx * 4;
+    if (lw + lane < bq.count) {
+      const uint32_t x0 = cur.qx * 4, qLocal = lw + lane;
       const int n = min(4, a.in.width - int(x0));
       uint32_t px[4];
       loadQuad(a.in, cur.y, x0, n, a.vecIn, px);
+      if (qLocal < a.cacheQuads) cache[qLocal] = make_uint4(px[0], px[1], px[2], px[3]);
 #pragma unroll
       for (int p = 0; p < 4; ++p)
         if (p < n)
@@ -85,10 +87,11 @@ __device__ void tileBoxes(const KernelArgs& a, uint32_t qBegin, uint32_t qEnd, u
             lo[f] = min(lo[f], v), hi[f] = max(hi[f], v);
           }
     }
+    if (boxes == nullptr) continue;
 #pragma unroll
     for (int f = 0; f < 3; ++f) lo[f] = warpMin(lo[f]), hi[f] = warpMax(hi[f]);
     if (lane == 0)
-      boxes[(qw - qBegin) / 32] = {make_float4(float(lo[0]), float(lo[1]), float(lo[2]), 0.f),
+      boxes[lw / 32] = {make_float4(float(lo[0]), float(lo[1]), float(lo[2]), 0.f),
                                    make_float4(float(hi[0]), float(hi[1]), float(hi[2]), 0.f)};
   }
 }
@@ -205,26 +208,26 @@ __device__ __forceinline__ void accumulateQuad(uint2* acc, int j, const uint32_t
 // assignPass (Q = 1) by tiles: each warp step first finds its tile's candidates, then
 // scores only those. Same labels and sums as assignPass.
 template <int KB, int T>
-__device__ void assignPassTiles(const KernelArgs& a, uint32_t qBegin, uint32_t qEnd, uint32_t qpr,
-                                const float4* coeff, const uint32_t (&first)[4], uint2* acc, ull* sums,
+__device__ void assignPassTiles(const KernelArgs& a, const BlockQuads& bq, const float4* coeff,
+                                const uint32_t (&first)[4], uint2* acc, const uint4* cache, ull* sums,
                                 const TileBox* boxes, const float4* pairs) {
   const int width = a.in.width;
   const uint32_t lane = threadIdx.x % 32, all = a.k == 32 ? ~0u : (1u << a.k) - 1u;
-  for (uint32_t r0 = qBegin; r0 < qEnd; r0 += kQuadsPerRound * T) {  // uniform per block
-    const uint32_t r1 = min(qEnd, r0 + kQuadsPerRound * T);
-    QuadCursor<T> cur(r0 + threadIdx.x, qpr);
-    for (uint32_t qw = r0 + threadIdx.x - lane; qw < r1; qw += T, cur.advance()) {  // uniform per warp
-      const uint32_t cand = tileCandidates<KB>(boxes[(qw - qBegin) / 32], pairs, a.k);
-      const uint32_t q = qw + lane;
+  for (uint32_t r0 = 0; r0 < bq.count; r0 += kQuadsPerRound * T) {  // uniform per block; local quads
+    const uint32_t r1 = min(bq.count, r0 + kQuadsPerRound * T);
+    QuadCursor cur = bq.cursor<T>(r0 + threadIdx.x);
+    for (uint32_t lw = r0 + threadIdx.x - lane; lw < r1; lw += T, cur.advance()) {  // uniform per warp
+      const uint32_t cand = tileCandidates<KB>(boxes[lw / 32], pairs, a.k);
+      const uint32_t q = lw + lane;
       if (q >= r1) continue;
       const uint32_t x0 = cur.qx * 4;
       const int n = min(4, width - int(x0));
       uint32_t px[4];
-      if (q == qBegin + threadIdx.x) {
+      if (q == threadIdx.x) {
 #pragma unroll
         for (int p = 0; p < 4; ++p) px[p] = first[p];
       } else {
-        loadQuad(a.in, cur.y, x0, n, a.vecIn, px);
+        fetchQuad(a, cache, q, cur.y, x0, n, px);
       }
       if ((cand & (cand - 1u)) == 0) {  // one candidate: the whole quad is its
         accumulateQuad<T>(acc, __ffs(cand) - 1, px, n);
@@ -244,7 +247,7 @@ __device__ void assignPassTiles(const KernelArgs& a, uint32_t qBegin, uint32_t q
     }
     __syncthreads();
     flush<T>(acc, a.k, sums, a.counted);
-    if (r1 < qEnd) __syncthreads();  // after the last round the grid barrier follows
+    if (r1 < bq.count) __syncthreads();  // after the last round the grid barrier follows
   }
 }
 

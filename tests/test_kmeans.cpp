@@ -390,6 +390,14 @@ std::vector<Variant> gpuVariants() {
     t.tileCandidates = false;
     return t;
   };
+  auto cache = [](KmeansTuning t, int quads) {  // pixel cache off (0) or holding a block's first quads only
+    t.pixelCacheQuads = quads;
+    return t;
+  };
+  auto contiguous = [](KmeansTuning t) {  // blocks own ranges of the raster order, not interleaved tiles
+    t.interleaveTiles = false;
+    return t;
+  };
   return {{"tree_bps2", make(2, true, 256, 1, 1)},
           {"scan_bps3", make(3, false, 256, 1, 1)},
           {"default", KmeansTuning{}},
@@ -411,7 +419,17 @@ std::vector<Variant> gpuVariants() {
           {"nocand_scan_bps3", nocand(make(3, false, 256, 1, 1))},
           {"nocand_wide1024_spread4", nocand(make(0, true, 1024, 4, 1))},
           {"nocand_wide768", nocand(make(0, true, 768, 1, 1))},
-          {"nocand_gridsync_wide512", nocand(gridSync(make(0, true, 512, 1, 1)))}};
+          {"nocand_gridsync_wide512", nocand(gridSync(make(0, true, 512, 1, 1)))},
+          {"nocache", cache(KmeansTuning{}, 0)},
+          {"nocache_wide768", cache(make(0, true, 768, 1, 1), 0)},
+          {"cache100", cache(KmeansTuning{}, 100)},  // a tile split between cache and image
+          {"cache37_scan_bps3", cache(make(3, false, 256, 1, 1), 37)},
+          {"nocand_cache100_pairs", nocand(cache(make(0, true, 256, 1, 2), 100))},
+          {"nocand_nocache", nocand(cache(KmeansTuning{}, 0))},
+          {"contig", contiguous(KmeansTuning{})},
+          {"contig_cache100_wide512", contiguous(cache(make(0, true, 512, 1, 1), 100))},
+          {"contig_nocand_pairs_bps3", contiguous(nocand(make(3, true, 256, 1, 2)))},
+          {"contig_gridsync_nocache", contiguous(gridSync(cache(KmeansTuning{}, 0)))}};
 }
 
 class KmeansGpuVsCpu : public testing::TestWithParam<Case> {};
@@ -595,7 +613,7 @@ TEST(KmeansGpu, BadTuningThrows) {
   VP_REQUIRE_GPU();
   DeviceImage in(8, 8), out(8, 8);
   DeviceBuffer state(sizeof(KmeansState));
-  for (auto [threads, slots, quads] : {std::tuple{300, 1, 1}, {128, 1, 1}, {256, 0, 1}, {256, kMaxSumSlots + 1, 1},
+  for (auto [threads, slots, quads] : {std::tuple{300, 1, 1}, {128, 1, 1}, {256, -1, 1}, {256, kMaxSumSlots + 1, 1},
                                        {256, 1, 0}, {256, 1, 3}}) {
     KmeansWorkspace ws;
     ws.tuning.blockThreads = threads, ws.tuning.sumSlots = slots, ws.tuning.quadsPerStep = quads;

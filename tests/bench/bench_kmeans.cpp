@@ -39,8 +39,8 @@ void timeKmeans(benchmark::State& st, int w, int h, const KmeansParams& p, Kmean
 }
 
 // Args: width, height, k, maxIterations, blocksPerSm (0: default), fullGrid, init,
-// treeArgmin, blockThreads (0: the default; variant "wide" when > 256), sumSlots (variant "spread" when
-// > 1), quadsPerStep (variant "pairs" when 2). epsilon = 0: every frame runs exactly
+// treeArgmin, blockThreads (0: the default; variant "wide" when > 256), sumSlots (0: the default;
+// variant "spread" when > 1), quadsPerStep (variant "pairs" when 2). epsilon = 0: every frame runs exactly
 // maxIterations.
 void BM_KmeansGpu(benchmark::State& st) {
   if (skipWithoutGpu(st)) return;
@@ -61,13 +61,13 @@ void BM_KmeansGpu(benchmark::State& st) {
 }
 BENCHMARK(BM_KmeansGpu)
     ->ArgNames({"w", "h", "k", "it", "bps", "full", "init", "tree", "thr", "slots", "q"})
-    ->Args({1920, 1080, 8, 20, 0, 0, 0, 1, 0, 1, 1})    // the 1080p target, default shape (768 threads)
+    ->Args({1920, 1080, 8, 20, 0, 0, 0, 1, 0, 0, 1})    // the 1080p target, default shape (768 threads, 4 copies)
     ->Args({1920, 1080, 8, 20, 0, 0, 0, 1, 256, 1, 1})
     ->Args({1920, 1080, 8, 20, 3, 0, 0, 1, 256, 1, 1})  // launch shapes and argmin variants
     ->Args({1920, 1080, 8, 20, 1, 0, 0, 1, 256, 1, 1})
     ->Args({1920, 1080, 8, 20, 2, 0, 0, 0, 256, 1, 1})
     ->Args({1920, 1080, 8, 20, 3, 0, 0, 0, 256, 1, 1})
-    ->Args({3840, 2160, 8, 20, 0, 0, 0, 1, 0, 1, 1})    // the 4K target, default shape
+    ->Args({3840, 2160, 8, 20, 0, 0, 0, 1, 0, 0, 1})    // the 4K target, default shape
     ->Args({3840, 2160, 8, 20, 0, 0, 0, 1, 256, 1, 1})
     ->Args({3840, 2160, 8, 20, 3, 0, 0, 1, 256, 1, 1})
     ->Args({3840, 2160, 8, 20, 2, 0, 0, 0, 256, 1, 1})
@@ -142,6 +142,57 @@ BENCHMARK(BM_KmeansCandidates)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
+// The pixel cache (KmeansTuning::pixelCacheQuads: -1 as many quads as fit, 0 off) against
+// reading every quad from the image each iteration; 20 iterations, epsilon 0.
+// Args: width, height, k, pixelCacheQuads, blockThreads (0: default), tileCandidates.
+void BM_KmeansCache(benchmark::State& st) {
+  if (skipWithoutGpu(st)) return;
+  const int w = int(st.range(0)), h = int(st.range(1));
+  KmeansParams p;
+  p.k = int(st.range(2));
+  p.epsilon = 0.f;
+  KmeansWorkspace ws;
+  ws.tuning.pixelCacheQuads = int(st.range(3));
+  ws.tuning.blockThreads = int(st.range(4));
+  ws.tuning.tileCandidates = st.range(5) != 0;
+  timeKmeans(st, w, h, p, ws);
+}
+BENCHMARK(BM_KmeansCache)
+    ->ArgNames({"w", "h", "k", "cache", "thr", "cand"})
+    ->ArgsProduct({{1920}, {1080}, {8}, {-1, 0}, {0, 256, 512}, {1}})
+    ->ArgsProduct({{3840}, {2160}, {8}, {-1, 0}, {0, 512, 768}, {1}})
+    ->ArgsProduct({{1920}, {1080}, {4, 16, 32}, {-1, 0}, {0}, {1}})
+    ->ArgsProduct({{1920}, {1080}, {8}, {-1, 0}, {0}, {0}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+// Interleaved tiles (KmeansTuning::interleaveTiles) against contiguous block ranges, with and
+// without the pixel cache and with copies of the sums, 20 iterations, epsilon 0. Args: width,
+// height, k, interleaveTiles, pixelCacheQuads, blockThreads (0: default), tileCandidates, sumSlots.
+void BM_KmeansInterleave(benchmark::State& st) {
+  if (skipWithoutGpu(st)) return;
+  const int w = int(st.range(0)), h = int(st.range(1));
+  KmeansParams p;
+  p.k = int(st.range(2));
+  p.epsilon = 0.f;
+  KmeansWorkspace ws;
+  ws.tuning.interleaveTiles = st.range(3) != 0;
+  ws.tuning.pixelCacheQuads = int(st.range(4));
+  ws.tuning.blockThreads = int(st.range(5));
+  ws.tuning.tileCandidates = st.range(6) != 0;
+  ws.tuning.sumSlots = int(st.range(7));
+  timeKmeans(st, w, h, p, ws);
+}
+BENCHMARK(BM_KmeansInterleave)
+    ->ArgNames({"w", "h", "k", "inter", "cache", "thr", "cand", "slots"})
+    ->ArgsProduct({{1920}, {1080}, {8}, {1, 0}, {-1}, {768, 256}, {1}, {1, 4, 8}})
+    ->ArgsProduct({{3840}, {2160}, {8}, {1, 0}, {-1}, {768, 256}, {1}, {1, 4, 8}})
+    ->ArgsProduct({{1920}, {1080}, {8}, {1, 0}, {0}, {768}, {1}, {1, 8}})
+    ->ArgsProduct({{1920}, {1080}, {4, 16}, {1, 0}, {-1}, {768}, {1}, {1, 8}})
+    ->ArgsProduct({{1920}, {1080}, {8}, {1, 0}, {-1}, {768}, {0}, {1, 8}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
 // The two grid barriers (KmeansTuning::countedBarrier) side by side, k 8, epsilon 0.
 // Args: width, height, maxIterations, counted, blockThreads, fullGrid.
 void BM_KmeansBarrier(benchmark::State& st) {
@@ -167,7 +218,7 @@ BENCHMARK(BM_KmeansBarrier)
 // Consecutive frames of a moving clip, warm-started from the previous frame's centres
 // with the default epsilon (0.01): time and Lloyd iterations per frame.
 // Args: width, height, threads per block (KmeansTuning::blockThreads), counted barrier (0: grid.sync()),
-// per-tile candidate centres.
+// per-tile candidate centres, pixel cache (KmeansTuning::pixelCacheQuads).
 void BM_KmeansWarm(benchmark::State& st) {
   if (skipWithoutGpu(st)) return;
   const int w = int(st.range(0)), h = int(st.range(1)), frames = 16;
@@ -180,6 +231,7 @@ void BM_KmeansWarm(benchmark::State& st) {
   ws.tuning.blockThreads = int(st.range(2));
   ws.tuning.countedBarrier = st.range(3) != 0;
   ws.tuning.tileCandidates = st.range(4) != 0;
+  ws.tuning.pixelCacheQuads = int(st.range(5));
   KmeansParams p;
   Stream s;
   p.init = KmeansInit::Uniform;  // the clip's first frame
@@ -203,17 +255,21 @@ void BM_KmeansWarm(benchmark::State& st) {
   setRates(st, double(w) * h, iterations / double(st.iterations()));
 }
 BENCHMARK(BM_KmeansWarm)
-    ->ArgNames({"w", "h", "thr", "counted", "cand"})
-    ->Args({1920, 1080, 256, 1, 0})
-    ->Args({1920, 1080, 256, 0, 0})
-    ->Args({1920, 1080, 768, 1, 0})
-    ->Args({1920, 1080, 256, 1, 1})
-    ->Args({1920, 1080, 768, 1, 1})
-    ->Args({3840, 2160, 256, 1, 0})
-    ->Args({3840, 2160, 256, 0, 0})
-    ->Args({3840, 2160, 768, 1, 0})
-    ->Args({3840, 2160, 256, 1, 1})
-    ->Args({3840, 2160, 768, 1, 1})
+    ->ArgNames({"w", "h", "thr", "counted", "cand", "cache"})
+    ->Args({1920, 1080, 256, 1, 0, 0})
+    ->Args({1920, 1080, 256, 0, 0, 0})
+    ->Args({1920, 1080, 768, 1, 0, 0})
+    ->Args({1920, 1080, 256, 1, 1, 0})
+    ->Args({1920, 1080, 768, 1, 1, 0})
+    ->Args({1920, 1080, 256, 1, 1, -1})
+    ->Args({1920, 1080, 768, 1, 1, -1})
+    ->Args({3840, 2160, 256, 1, 0, 0})
+    ->Args({3840, 2160, 256, 0, 0, 0})
+    ->Args({3840, 2160, 768, 1, 0, 0})
+    ->Args({3840, 2160, 256, 1, 1, 0})
+    ->Args({3840, 2160, 768, 1, 1, 0})
+    ->Args({3840, 2160, 256, 1, 1, -1})
+    ->Args({3840, 2160, 768, 1, 1, -1})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

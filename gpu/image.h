@@ -30,8 +30,12 @@ struct ImageView {
   __host__ __device__ T& at(int x, int y) const { return row(y)[x]; }
   __host__ __device__ size_t pixels() const { return static_cast<size_t>(width) * height; }
   __host__ __device__ bool empty() const { return width <= 0 || height <= 0; }
-  // A const view of the same pixels.
-  __host__ __device__ operator ImageView<const T>() const { return {data, pitch, width, height}; }
+  // A const view of the same pixels (mutable views only: for a const T it would convert a
+  // view to its own type, which nvcc warns can never be called).
+  template <typename U = T, typename = std::enable_if_t<!std::is_const_v<U>>>
+  __host__ __device__ operator ImageView<const U>() const {
+    return {data, pitch, width, height};
+  }
 };
 
 using RgbaView = ImageView<uchar4>;

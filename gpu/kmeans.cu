@@ -13,8 +13,8 @@
 //
 // One grid barrier per iteration, after which every block reads the iteration's sums,
 // adds the copies (block b adds into copy b % sumSlots: the "spread" variant; by default 4
-// copies with interleaved tiles and k > 4, else one) and computes the same new centres and stop decision. Two barriers
-// (KmeansTuning::countedBarrier):
+// copies with interleaved tiles and k > 4, else one) and computes the same new centres and
+// stop decision. Two barriers (KmeansTuning::countedBarrier):
 // - counted (default): iteration i adds count << 32 | channel sum into buffer i%2, which
 //   accumulates over the launch; a block arrives on a counter without a fence and takes
 //   the difference to its previous snapshot once the counts add up to the frame
@@ -410,9 +410,9 @@ void kmeansGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* sta
   // Pixel cache: as many of a block's quads as fit beside its other shared memory without
   // lowering the blocks per SM (the barrier needs them co-resident).
   if (t.pixelCacheQuads != 0) {
-    const size_t perBlock = std::min(size_t(ws.sharedOptin_), size_t(ws.sharedPerSm_ / perSm - ws.sharedReserved_));
-    const size_t used = size_t(ws.staticShared_[size][variant][bucket]) + accBytes(size, bucket);
-    uint64_t fit = perBlock > used ? (perBlock - used) / sizeof(uint4) : 0;
+    const int64_t perBlock = std::min(ws.sharedOptin_, ws.sharedPerSm_ / perSm - ws.sharedReserved_);
+    const int64_t used = ws.staticShared_[size][variant][bucket] + int64_t(accBytes(size, bucket));
+    uint64_t fit = perBlock > used ? uint64_t(perBlock - used) / sizeof(uint4) : 0;
     if (t.pixelCacheQuads > 0) fit = std::min<uint64_t>(fit, uint64_t(t.pixelCacheQuads));
     const uint64_t tiles = (quads + 31) / 32;
     const uint64_t blockQuads = t.interleaveTiles ? 32 * ((tiles + grid - 1) / grid) : (quads + grid - 1) / grid;

@@ -33,10 +33,10 @@ struct KernelArgs {
   int slots;  // sum copies in use (KmeansTuning::sumSlots)
   float epsilon;
   bool counted;      // counted barrier (KmeansTuning::countedBarrier) instead of grid.sync()
-  bool candidates;   // per-tile candidate centres (KmeansTuning::tileCandidates)
-  uint32_t cacheQuads;  // the block's first cacheQuads quads live in shared memory (KmeansTuning::pixelCacheQuads)
-  bool interleave;      // blocks own every G-th tile instead of a contiguous range (KmeansTuning::interleaveTiles)
-  bool uniformInit;  // else `init` holds the initial centres (warm start or k-means++)
+  bool candidates;      // per-tile candidate centres (KmeansTuning::tileCandidates)
+  uint32_t cacheQuads;  // local quads 0 .. cacheQuads - 1 live in shared memory (KmeansTuning::pixelCacheQuads)
+  bool interleave;      // blocks own every G-th tile, not a contiguous range (KmeansTuning::interleaveTiles)
+  bool uniformInit;     // else `init` holds the initial centres (warm start or k-means++)
   bool vecIn;        // 16-byte quad loads allowed (pointer and pitch aligned)
   bool vecOut;       // 16-byte quad stores allowed
 };
@@ -60,8 +60,9 @@ struct QuadCursor {
 // The quads a block owns, numbered locally 0 .. count - 1 in tiles of 32 (local tile j =
 // local quads 32j .. 32j + 31, one warp step). Contiguous: the block's range of the raster
 // order. Interleaved: global tile b + jG of block b in a grid of G, so every block samples
-// the whole frame and the candidate pass's work (which varies with the content) evens out
-// between the blocks that the grid barrier waits for. Thread t walks local quads t, t + T, ...
+// the whole frame (meant to even out the candidate pass's content-dependent work between the
+// blocks each iteration waits for; measured in notes/kmeans.md). Thread t walks local quads
+// t, t + T, ...
 struct BlockQuads {
   uint32_t first;       // raster quad of local quad 0
   uint32_t tileStride;  // raster quads from one local tile to the next: 32, or 32G interleaved

@@ -92,7 +92,7 @@ __device__ void blockPrologue(const KernelArgs& a, const BlockQuads& bq, TileBox
     for (int f = 0; f < 3; ++f) lo[f] = warpMin(lo[f]), hi[f] = warpMax(hi[f]);
     if (lane == 0)
       boxes[lw / 32] = {make_float4(float(lo[0]), float(lo[1]), float(lo[2]), 0.f),
-                                   make_float4(float(hi[0]), float(hi[1]), float(hi[2]), 0.f)};
+                        make_float4(float(hi[0]), float(hi[1]), float(hi[2]), 0.f)};
   }
 }
 

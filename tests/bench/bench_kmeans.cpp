@@ -121,18 +121,24 @@ BENCHMARK(BM_KmeansGpu)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
-// Per-tile candidate centres (KmeansTuning::tileCandidates) against the plain pass, 20
-// iterations, epsilon 0. Args: width, height, k, tileCandidates, blockThreads (0: default).
-void BM_KmeansCandidates(benchmark::State& st) {
+// 20 iterations, epsilon 0, of a natural frame of args 0 x 1 with k = arg 2, under `tuning`.
+void timeTuned(benchmark::State& st, const KmeansTuning& tuning) {
   if (skipWithoutGpu(st)) return;
-  const int w = int(st.range(0)), h = int(st.range(1));
   KmeansParams p;
   p.k = int(st.range(2));
   p.epsilon = 0.f;
   KmeansWorkspace ws;
-  ws.tuning.tileCandidates = st.range(3) != 0;
-  ws.tuning.blockThreads = int(st.range(4));
-  timeKmeans(st, w, h, p, ws);
+  ws.tuning = tuning;
+  timeKmeans(st, int(st.range(0)), int(st.range(1)), p, ws);
+}
+
+// Per-tile candidate centres (KmeansTuning::tileCandidates) against the plain pass.
+// Args: width, height, k, tileCandidates, blockThreads (0: default).
+void BM_KmeansCandidates(benchmark::State& st) {
+  KmeansTuning t;
+  t.tileCandidates = st.range(3) != 0;
+  t.blockThreads = int(st.range(4));
+  timeTuned(st, t);
 }
 BENCHMARK(BM_KmeansCandidates)
     ->ArgNames({"w", "h", "k", "cand", "thr"})
@@ -143,19 +149,14 @@ BENCHMARK(BM_KmeansCandidates)
     ->Unit(benchmark::kMicrosecond);
 
 // The pixel cache (KmeansTuning::pixelCacheQuads: -1 as many quads as fit, 0 off) against
-// reading every quad from the image each iteration; 20 iterations, epsilon 0.
+// reading every quad from the image each iteration.
 // Args: width, height, k, pixelCacheQuads, blockThreads (0: default), tileCandidates.
 void BM_KmeansCache(benchmark::State& st) {
-  if (skipWithoutGpu(st)) return;
-  const int w = int(st.range(0)), h = int(st.range(1));
-  KmeansParams p;
-  p.k = int(st.range(2));
-  p.epsilon = 0.f;
-  KmeansWorkspace ws;
-  ws.tuning.pixelCacheQuads = int(st.range(3));
-  ws.tuning.blockThreads = int(st.range(4));
-  ws.tuning.tileCandidates = st.range(5) != 0;
-  timeKmeans(st, w, h, p, ws);
+  KmeansTuning t;
+  t.pixelCacheQuads = int(st.range(3));
+  t.blockThreads = int(st.range(4));
+  t.tileCandidates = st.range(5) != 0;
+  timeTuned(st, t);
 }
 BENCHMARK(BM_KmeansCache)
     ->ArgNames({"w", "h", "k", "cache", "thr", "cand"})
@@ -167,21 +168,16 @@ BENCHMARK(BM_KmeansCache)
     ->Unit(benchmark::kMicrosecond);
 
 // Interleaved tiles (KmeansTuning::interleaveTiles) against contiguous block ranges, with and
-// without the pixel cache and with copies of the sums, 20 iterations, epsilon 0. Args: width,
-// height, k, interleaveTiles, pixelCacheQuads, blockThreads (0: default), tileCandidates, sumSlots.
+// without the pixel cache and with copies of the sums. Args: width, height, k, interleaveTiles,
+// pixelCacheQuads, blockThreads (0: default), tileCandidates, sumSlots.
 void BM_KmeansInterleave(benchmark::State& st) {
-  if (skipWithoutGpu(st)) return;
-  const int w = int(st.range(0)), h = int(st.range(1));
-  KmeansParams p;
-  p.k = int(st.range(2));
-  p.epsilon = 0.f;
-  KmeansWorkspace ws;
-  ws.tuning.interleaveTiles = st.range(3) != 0;
-  ws.tuning.pixelCacheQuads = int(st.range(4));
-  ws.tuning.blockThreads = int(st.range(5));
-  ws.tuning.tileCandidates = st.range(6) != 0;
-  ws.tuning.sumSlots = int(st.range(7));
-  timeKmeans(st, w, h, p, ws);
+  KmeansTuning t;
+  t.interleaveTiles = st.range(3) != 0;
+  t.pixelCacheQuads = int(st.range(4));
+  t.blockThreads = int(st.range(5));
+  t.tileCandidates = st.range(6) != 0;
+  t.sumSlots = int(st.range(7));
+  timeTuned(st, t);
 }
 BENCHMARK(BM_KmeansInterleave)
     ->ArgNames({"w", "h", "k", "inter", "cache", "thr", "cand", "slots"})

@@ -186,6 +186,8 @@ BENCHMARK(BM_KmeansInterleave)
     ->ArgsProduct({{1920}, {1080}, {8}, {1, 0}, {0}, {768}, {1}, {1, 8}})
     ->ArgsProduct({{1920}, {1080}, {4, 16}, {1, 0}, {-1}, {768}, {1}, {1, 8}})
     ->ArgsProduct({{1920}, {1080}, {8}, {1, 0}, {-1}, {768}, {0}, {1, 8}})
+    ->ArgsProduct({{1920}, {1080}, {8}, {1}, {-1}, {512, 768, 1024}, {1}, {2, 3, 4}})  // copies by block size
+    ->ArgsProduct({{3840}, {2160}, {8}, {1}, {-1}, {512, 768, 1024}, {1}, {2, 3, 4}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

@@ -4,9 +4,9 @@
 // (version 3) slides a running window sum down a column segment per thread, R|B and G|A
 // packed two 16-bit lanes per word, its first window loaded 16 rows at a time past r = 32;
 // columnSumsKernel (version 1) gives a block whole columns and keeps the column prefix in
-// shared memory (window sums are one prefix difference, flat in r); columnBandKernel (version 2, no longer a default) prefix-sums
-// 32 columns over a band of rows plus r halo rows. Out: ushort4 (R, G, B sums, alpha) per
-// pixel, 8 bytes, L2-resident at 1080p.
+// shared memory (window sums are one prefix difference, flat in r); columnBandKernel
+// (version 2, no longer a default) prefix-sums 32 columns over a band of rows plus r halo
+// rows. Out: ushort4 (R, G, B sums, alpha) per pixel, 8 bytes, L2-resident at 1080p.
 // Row pass (rowBlurKernel2, the default): a block per row; each lane loads 4 consecutive
 // sums (two 16-byte loads), warps scan with shuffles in registers, the warp offsets are
 // added when the prefix is written to shared memory; every output pixel then reads two

@@ -74,18 +74,24 @@ BENCHMARK(BM_BoxBlurGpuVariant)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
-// Sliding column pass (v3) alone or with the row pass: rows per thread (0: by size and
-// radius) and rows of loads issued together. Args: w, h, r, rows, batch, stages.
-void BM_BoxBlurGpuSlide(benchmark::State& state) {
+// The sliding column pass (v3) of w x h (args 0, 1) at r (arg 2), replicate, one pass: rows
+// per thread (arg 3; 0: by size and radius), rows of loads issued together in the slide
+// (arg 4) and in the first window, which stages run.
+void runSlide(benchmark::State& state, int firstBatch, int stages) {
   detail::BoxBlurTuning t;
   t.columnVersion = 3;
   t.slideRows = int(state.range(3));
   t.slideBatch = int(state.range(4));
-  t.slideFirstBatch = t.slideBatch;  // the first window as the slide (BM_BoxBlurGpuSlideFirst varies it)
-  t.stages = int(state.range(5));
-  const int64_t args[] = {state.range(0), state.range(1), state.range(2), 1, 1};  // replicate, one pass
+  t.slideFirstBatch = firstBatch;
+  t.stages = stages;
+  const int64_t args[] = {state.range(0), state.range(1), state.range(2), 1, 1};
   runGpu(state, t, args);
 }
+
+// Sliding column pass (v3) alone or with the row pass: rows per thread (0: by size and
+// radius) and rows of loads issued together, the first window as the slide
+// (BM_BoxBlurGpuSlideFirst varies it). Args: w, h, r, rows, batch, stages.
+void BM_BoxBlurGpuSlide(benchmark::State& state) { runSlide(state, int(state.range(4)), int(state.range(5))); }
 BENCHMARK(BM_BoxBlurGpuSlide)
     ->ArgNames({"w", "h", "r", "rows", "batch", "stages"})
     ->ArgsProduct({{1920}, {1080}, {1, 5, 15, 50, 100}, {0}, {4, 8}, {1, 3}})
@@ -101,14 +107,7 @@ BENCHMARK(BM_BoxBlurGpuSlide)
 // (16, 32: plain rows inside the image; equal to `batch`: folded rows, the earlier first
 // window), alone (stages 1) or with the row pass (3). Args: w, h, r, rows, batch, first, stages.
 void BM_BoxBlurGpuSlideFirst(benchmark::State& state) {
-  detail::BoxBlurTuning t;
-  t.columnVersion = 3;
-  t.slideRows = int(state.range(3));
-  t.slideBatch = int(state.range(4));
-  t.slideFirstBatch = int(state.range(5));
-  t.stages = int(state.range(6));
-  const int64_t args[] = {state.range(0), state.range(1), state.range(2), 1, 1};  // replicate, one pass
-  runGpu(state, t, args);
+  runSlide(state, int(state.range(5)), int(state.range(6)));
 }
 BENCHMARK(BM_BoxBlurGpuSlideFirst)
     ->ArgNames({"w", "h", "r", "rows", "batch", "first", "stages"})

@@ -254,17 +254,25 @@ __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(Ker
   for (int off = 16; off > 0; off >>= 1) cost += __shfl_xor_sync(~0u, cost, off);
   if (tid % 32 == 0) costShared[tid / 32] = cost;
   __syncthreads();
+  // The last block to finish writes the state and clears the scratch: no grid barrier, so
+  // no block waits for the others at the end (the fence orders each block's cost before its
+  // count; the last block's fence orders the count before its reads).
+  __shared__ bool lastBlock;
   if (tid == 0) {
     ull blockCost = 0;
     for (int w = 0; w < T / 32; ++w) blockCost += costShared[w];
     if (blockCost) atomicAdd(&a.scratch->cost, blockCost);
+    __threadfence();
+    lastBlock = atomicAdd(&a.scratch->finished, 1ull) == gridDim.x - 1;
+    if (lastBlock) __threadfence();
   }
-  grid.sync();
-  if (blockIdx.x == 0) {
+  __syncthreads();
+  if (lastBlock) {
     if (tid == 0) {
       a.state->cost = __ldcg(&a.scratch->cost);
       a.scratch->cost = 0;
       a.scratch->arrived = 0;
+      a.scratch->finished = 0;
       a.state->k = k;
       a.state->iterations = it;
       a.state->shift2 = shift2;
@@ -273,6 +281,7 @@ __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(Ker
       a.state->centres[tid][0] = centre[tid][0], a.state->centres[tid][1] = centre[tid][1];
       a.state->centres[tid][2] = centre[tid][2], a.state->centres[tid][3] = 0.f;
     }
+    // Every block is past its iterations: nobody reads the sums any more.
     for (int b = 0; b < 3; ++b)
       for (int i = tid; i < a.slots * kMaxClusters * 4; i += T) (&a.scratch->sums[b][0][0][0])[i] = 0;
   }

@@ -19,6 +19,7 @@ struct Scratch {
   ull sums[3][kMaxSumSlots][kMaxClusters][4];  // per iteration buffer and copy: r, g, b sums and pixel count
   ull cost;                                    // final-pass cost accumulator
   ull arrived;                                 // counted barrier: block arrivals of this launch
+  ull finished;                                // blocks past their final pass (the last one writes the state)
 };
 
 struct KernelArgs {

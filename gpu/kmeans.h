@@ -112,9 +112,9 @@ struct KmeansTuning {
 constexpr int kMaxSumSlots = 8;
 
 // Device scratch for kmeansGpu, sized once: multi-buffered per-cluster sums, the cost
-// accumulator, the barrier's arrival counter and the finished-block counter (left zeroed by every launch), plus the
-// occupancy of each kernel variant on the current device. Not for concurrent use on two
-// streams.
+// accumulator, the barrier's arrival counter and the finished-block counter (left zeroed by
+// every launch), plus the occupancy of each kernel variant on the current device. Not for
+// concurrent use on two streams.
 class KmeansWorkspace {
  public:
   KmeansWorkspace();  // queries the current device; throws vp::CudaError

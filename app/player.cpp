@@ -192,6 +192,7 @@ int runPlayer(const Options& o, Display& display, const SignalWatcher& signals, 
       for (const ControlCommand& c : control->take()) command(c);
     bool progressed = false;
     if (!st.paused || st.stepOnce) progressed |= loop.feed(st.params);
+    if (o.frames > 0 && loop.framesIn() >= o.frames) loop.stopFeeding();  // --frames, as headless
 
     if (const OutputFrame* out = processor->poll(false)) {
       // Dropping a late frame only helps when a newer one is already there to show.

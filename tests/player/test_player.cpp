@@ -128,6 +128,22 @@ TEST_F(PlayerFixture, PlaysToTheEndAndPausesAndSteps) {
   EXPECT_EQ(stats.framesProcessed, 40);
 }
 
+// --frames ends the window player as it ends a headless run: after that many frames,
+// every one of them shown, also on a looping input.
+TEST_F(PlayerFixture, FramesOptionStopsAfterThatMany) {
+  for (bool loop : {false, true}) {
+    ScriptedDisplay display;
+    SignalWatcher signals;
+    RunStats stats;
+    options.frames = 7;
+    options.loop = loop;
+    ASSERT_EQ(runPlayer(options, display, signals, stats), kExitOk);
+    EXPECT_EQ(stats.framesIn, 7);
+    EXPECT_EQ(stats.framesProcessed, 7);
+    EXPECT_EQ(display.presented, 7);
+  }
+}
+
 TEST_F(PlayerFixture, SeekingAFileWorksAndBadInputThrows) {
   ScriptedDisplay display;
   display.script = {{10, Action::SeekBack5}, {14, Action::Quit}};

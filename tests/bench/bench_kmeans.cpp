@@ -254,20 +254,13 @@ void BM_KmeansWarm(benchmark::State& st) {
 }
 BENCHMARK(BM_KmeansWarm)
     ->ArgNames({"w", "h", "thr", "counted", "cand", "cache"})
-    ->Args({1920, 1080, 256, 1, 0, 0})
-    ->Args({1920, 1080, 256, 0, 0, 0})
-    ->Args({1920, 1080, 768, 1, 0, 0})
-    ->Args({1920, 1080, 256, 1, 1, 0})
-    ->Args({1920, 1080, 768, 1, 1, 0})
-    ->Args({1920, 1080, 256, 1, 1, -1})
-    ->Args({1920, 1080, 768, 1, 1, -1})
-    ->Args({3840, 2160, 256, 1, 0, 0})
-    ->Args({3840, 2160, 256, 0, 0, 0})
-    ->Args({3840, 2160, 768, 1, 0, 0})
-    ->Args({3840, 2160, 256, 1, 1, 0})
-    ->Args({3840, 2160, 768, 1, 1, 0})
-    ->Args({3840, 2160, 256, 1, 1, -1})
-    ->Args({3840, 2160, 768, 1, 1, -1})
+    ->Apply([](benchmark::internal::Benchmark* b) {  // the same shapes at 1080p and 4K
+      const int64_t shapes[][4] = {{256, 1, 0, 0}, {256, 0, 0, 0},  {768, 1, 0, 0}, {256, 1, 1, 0},
+                                   {768, 1, 1, 0}, {256, 1, 1, -1}, {768, 1, 1, -1}};
+      for (int64_t w : {1920, 3840})
+        for (const auto& [thr, counted, cand, cache] : shapes)
+          b->Args({w, w * 9 / 16, thr, counted, cand, cache});
+    })
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

@@ -146,7 +146,7 @@ constexpr int kMinBlocksPerSm = T > 256 ? 1 : KB <= 8 && Q == 1 ? 3 : 2;
 
 template <int KB, bool kTree, int T, int Q = 1>
 __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(KernelArgs a) {
-  extern __shared__ uint2 acc[];  // [KB][T] packed per-thread cluster sums, then the pixel cache
+  extern __shared__ uint2 acc[];  // [KB][T] packed per-thread cluster sums (zeroed per round), then the pixel cache
   uint4* const cache = reinterpret_cast<uint4*>(acc + KB * T);  // [a.cacheQuads] the block's first quads
   __shared__ float4 coeff[KB];    // score constants (kmeans_math.h)
   __shared__ float centre[KB][3];
@@ -162,7 +162,6 @@ __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(Ker
   const int tid = threadIdx.x, k = a.k, width = a.in.width;
   const BlockQuads bq(a, (uint32_t(width) + 3) / 4);
 
-  for (int j = 0; j < KB; ++j) acc[j * T + tid] = make_uint2(0u, 0u);
   uint32_t first[4] = {0u, 0u, 0u, 0u};  // this thread's first quad, reused every iteration
   if (uint32_t(tid) < bq.count) {
     const QuadCursor cur = bq.cursor<T>(tid);
@@ -170,7 +169,12 @@ __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(Ker
   }
   // Block-uniform: the tile pass needs every tile's box in shared memory.
   const bool tiled = kTiles && a.candidates && bq.count <= uint32_t(kMaxTiles) * 32;
-  if (tiled || a.cacheQuads != 0) blockPrologue<T>(a, bq, tiled ? boxes : nullptr, cache);
+  if (tiled || a.cacheQuads != 0) {
+    if (a.batchedPrologue)
+      blockPrologue<T, 4>(a, bq, tiled ? boxes : nullptr, cache);
+    else
+      blockPrologue<T, 1>(a, bq, tiled ? boxes : nullptr, cache);
+  }
   if (tid < KB) {
     if (tid < k) {
       float r, g, b;
@@ -404,6 +408,7 @@ void kmeansGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* sta
   a.candidates = t.tileCandidates;
   a.cacheQuads = 0;
   a.interleave = t.interleaveTiles;
+  a.batchedPrologue = t.batchedPrologue;
   a.epsilon = params.epsilon;
   a.uniformInit = params.init == KmeansInit::Uniform;
   a.vecIn = reinterpret_cast<uintptr_t>(in.data) % 16 == 0 && in.pitch % 16 == 0;

@@ -108,6 +108,10 @@ struct KmeansTuning {
   // Measured (k 8, 20 iterations, 768 threads, 4 sum copies): 1080p 158 against 168 us contiguous
   // (1 copy, its best), 4K 370 against 436 (contiguous 256 x 3: 433).
   bool interleaveTiles = true;
+  // The launch's first read of the pixels (pixel cache and tile boxes) issues the loads of 4 warp
+  // steps before their box reductions (true) or one step at a time (false): at 4K a thread reads
+  // ~20 quads there, each waiting a full memory latency when done one at a time.
+  bool batchedPrologue = true;
 };
 constexpr int kMaxSumSlots = 8;
 

@@ -40,6 +40,7 @@ struct KernelArgs {
   bool uniformInit;     // else `init` holds the initial centres (warm start or k-means++)
   bool vecIn;        // 16-byte quad loads allowed (pointer and pitch aligned)
   bool vecOut;       // 16-byte quad stores allowed
+  bool batchedPrologue;  // KmeansTuning::batchedPrologue
 };
 
 // Walks the quads q, q + step, ... of one thread as (row, quad column).
@@ -206,8 +207,10 @@ __device__ __forceinline__ uint32_t warpSum(uint32_t v) {
 #endif
 }
 
-// Reduces (and zeroes) the block's columns; one atomicAdd per cluster and field. Packed
-// (counted barrier): three fields per cluster, each count << 32 | channel sum.
+// Reduces the block's columns; one atomicAdd per cluster and field. Packed (counted
+// barrier): three fields per cluster, each count << 32 | channel sum. It only reads: each
+// thread clears its own columns when the next round starts (clearOwnColumns), so the
+// flush, which the whole block waits for, moves half the shared-memory bytes it used to.
 template <int T>
 __device__ void flush(uint2* acc, int k, ull* sums, bool packed) {
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -215,8 +218,7 @@ __device__ void flush(uint2* acc, int k, ull* sums, bool packed) {
     uint32_t r = 0, g = 0, b = 0, n = 0;  // <= 1024 columns * 65280: no overflow
 #pragma unroll
     for (int i = lane; i < T; i += 32) {
-      uint2 v = acc[j * T + i];
-      acc[j * T + i] = make_uint2(0u, 0u);
+      const uint2 v = acc[j * T + i];
       r += v.x & 0xFFFFu, g += v.x >> 16, b += v.y & 0xFFFFu, n += v.y >> 16;
     }
     r = warpSum(r), g = warpSum(g), b = warpSum(b), n = warpSum(n);
@@ -236,6 +238,14 @@ __device__ void flush(uint2* acc, int k, ull* sums, bool packed) {
   }
 }
 
+// A thread's own columns to zero, at the start of every round (after the barrier that
+// follows the previous flush).
+template <int KB, int T>
+__device__ __forceinline__ void clearOwnColumns(uint2* acc) {
+#pragma unroll
+  for (int j = 0; j < KB; ++j) acc[j * T + threadIdx.x] = make_uint2(0u, 0u);
+}
+
 // One assignment pass over the block's quads, flushed every kQuadsPerRound quads per
 // thread. `first` holds the thread's first quad (the same every iteration), so an
 // iteration starts computing without waiting for memory. Q = quads per step: with 2
@@ -248,6 +258,7 @@ __device__ void assignPass(const KernelArgs& a, const BlockQuads& bq, const floa
   const int width = a.in.width;
   for (uint32_t r0 = 0; r0 < bq.count; r0 += kQuadsPerRound * T) {  // uniform per block; local quads
     const uint32_t r1 = min(bq.count, r0 + kQuadsPerRound * T);
+    clearOwnColumns<KB, T>(acc);
     QuadCursor cur = bq.cursor<T>(r0 + threadIdx.x);
     for (uint32_t q = r0 + threadIdx.x; q < r1; q += Q * T) {
       uint32_t px[4 * Q];

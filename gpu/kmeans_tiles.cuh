@@ -65,34 +65,50 @@ __device__ __forceinline__ uint32_t warpMax(uint32_t v) {
 // Reads each of the block's quads once per launch: stores local quads 0 .. a.cacheQuads - 1
 // in the pixel cache (cache[l], as loadQuad returns them) and, with `boxes`, fills boxes[j]
 // for the block's local tiles j (BlockQuads), the warp steps assignPassTiles walks. Missing
-// pixels (past a row's end or the block's last quad) stay out of the box.
-template <int T>
+// pixels (past a row's end or the block's last quad) stay out of the box. P warp steps at a
+// time: their loads are issued before the first box reduction needs one, so a thread waits
+// for memory once per P steps instead of once per step (KmeansTuning::batchedPrologue).
+template <int T, int P>
 __device__ void blockPrologue(const KernelArgs& a, const BlockQuads& bq, TileBox* boxes, uint4* cache) {
   const uint32_t lane = threadIdx.x % 32;
   QuadCursor cur = bq.cursor<T>(threadIdx.x);
-  for (uint32_t lw = threadIdx.x - lane; lw < bq.count; lw += T, cur.advance()) {  // warp-uniform
-    uint32_t lo[3] = {255u, 255u, 255u}, hi[3] = {0u, 0u, 0u};
-    if (lw + lane < bq.count) {
-      const uint32_t x0 = cur.qx * 4, qLocal = lw + lane;
-      const int n = min(4, a.in.width - int(x0));
-      uint32_t px[4];
-      loadQuad(a.in, cur.y, x0, n, a.vecIn, px);
-      if (qLocal < a.cacheQuads) cache[qLocal] = make_uint4(px[0], px[1], px[2], px[3]);
+  for (uint32_t lw0 = threadIdx.x - lane; lw0 < bq.count; lw0 += P * T) {  // warp-uniform
+    uint32_t px[P][4];
+    int n[P];
 #pragma unroll
-      for (int p = 0; p < 4; ++p)
-        if (p < n)
+    for (int s = 0; s < P; ++s, cur.advance()) {
+      n[s] = 0;
 #pragma unroll
-          for (int f = 0; f < 3; ++f) {
-            const uint32_t v = (px[p] >> (8 * f)) & 0xFFu;
-            lo[f] = min(lo[f], v), hi[f] = max(hi[f], v);
-          }
+      for (int p = 0; p < 4; ++p) px[s][p] = 0u;
+      if (lw0 + s * T + lane < bq.count) {
+        const uint32_t x0 = cur.qx * 4;
+        n[s] = min(4, a.in.width - int(x0));
+        loadQuad(a.in, cur.y, x0, n[s], a.vecIn, px[s]);
+      }
     }
-    if (boxes == nullptr) continue;
 #pragma unroll
-    for (int f = 0; f < 3; ++f) lo[f] = warpMin(lo[f]), hi[f] = warpMax(hi[f]);
-    if (lane == 0)
-      boxes[lw / 32] = {make_float4(float(lo[0]), float(lo[1]), float(lo[2]), 0.f),
-                        make_float4(float(hi[0]), float(hi[1]), float(hi[2]), 0.f)};
+    for (int s = 0; s < P; ++s) {
+      const uint32_t lw = lw0 + s * T, qLocal = lw + lane;
+      if (lw >= bq.count) break;  // warp-uniform
+      uint32_t lo[3] = {255u, 255u, 255u}, hi[3] = {0u, 0u, 0u};
+      if (qLocal < bq.count) {
+        if (qLocal < a.cacheQuads) cache[qLocal] = make_uint4(px[s][0], px[s][1], px[s][2], px[s][3]);
+#pragma unroll
+        for (int p = 0; p < 4; ++p)
+          if (p < n[s])
+#pragma unroll
+            for (int f = 0; f < 3; ++f) {
+              const uint32_t v = (px[s][p] >> (8 * f)) & 0xFFu;
+              lo[f] = min(lo[f], v), hi[f] = max(hi[f], v);
+            }
+      }
+      if (boxes == nullptr) continue;
+#pragma unroll
+      for (int f = 0; f < 3; ++f) lo[f] = warpMin(lo[f]), hi[f] = warpMax(hi[f]);
+      if (lane == 0)
+        boxes[lw / 32] = {make_float4(float(lo[0]), float(lo[1]), float(lo[2]), 0.f),
+                          make_float4(float(hi[0]), float(hi[1]), float(hi[2]), 0.f)};
+    }
   }
 }
 
@@ -215,6 +231,7 @@ __device__ void assignPassTiles(const KernelArgs& a, const BlockQuads& bq, const
   const uint32_t lane = threadIdx.x % 32, all = a.k == 32 ? ~0u : (1u << a.k) - 1u;
   for (uint32_t r0 = 0; r0 < bq.count; r0 += kQuadsPerRound * T) {  // uniform per block; local quads
     const uint32_t r1 = min(bq.count, r0 + kQuadsPerRound * T);
+    clearOwnColumns<KB, T>(acc);
     QuadCursor cur = bq.cursor<T>(r0 + threadIdx.x);
     for (uint32_t lw = r0 + threadIdx.x - lane; lw < r1; lw += T, cur.advance()) {  // uniform per warp
       const uint32_t cand = tileCandidates<KB>(boxes[lw / 32], pairs, a.k);

@@ -398,6 +398,10 @@ std::vector<Variant> gpuVariants() {
     t.interleaveTiles = false;
     return t;
   };
+  auto stepPrologue = [](KmeansTuning t) {  // the prologue's loads one warp step at a time
+    t.batchedPrologue = false;
+    return t;
+  };
   return {{"tree_bps2", make(2, true, 256, 1, 1)},
           {"scan_bps3", make(3, false, 256, 1, 1)},
           {"default", KmeansTuning{}},
@@ -429,7 +433,9 @@ std::vector<Variant> gpuVariants() {
           {"contig", contiguous(KmeansTuning{})},
           {"contig_cache100_wide512", contiguous(cache(make(0, true, 512, 1, 1), 100))},
           {"contig_nocand_pairs_bps3", contiguous(nocand(make(3, true, 256, 1, 2)))},
-          {"contig_gridsync_nocache", contiguous(gridSync(cache(KmeansTuning{}, 0)))}};
+          {"contig_gridsync_nocache", contiguous(gridSync(cache(KmeansTuning{}, 0)))},
+          {"stepprologue", stepPrologue(KmeansTuning{})},
+          {"stepprologue_contig_cache37", stepPrologue(contiguous(cache(KmeansTuning{}, 37)))}};
 }
 
 class KmeansGpuVsCpu : public testing::TestWithParam<Case> {};

@@ -213,6 +213,24 @@ BENCHMARK(BM_KmeansBarrier)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
+// The prologue's loads batched (KmeansTuning::batchedPrologue) or one warp step at a time, k 8,
+// epsilon 0, default tuning otherwise. Args: width, height, maxIterations, batchedPrologue.
+void BM_KmeansPrologue(benchmark::State& st) {
+  if (skipWithoutGpu(st)) return;
+  KmeansParams p;
+  p.maxIterations = int(st.range(2));
+  p.epsilon = 0.f;
+  KmeansWorkspace ws;
+  ws.tuning.batchedPrologue = st.range(3) != 0;
+  timeKmeans(st, int(st.range(0)), int(st.range(1)), p, ws);
+}
+BENCHMARK(BM_KmeansPrologue)
+    ->ArgNames({"w", "h", "it", "batched"})
+    ->ArgsProduct({{1920}, {1080}, {0, 20}, {0, 1}})
+    ->ArgsProduct({{3840}, {2160}, {0, 20}, {0, 1}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
 // Consecutive frames of a moving clip, warm-started from the previous frame's centres
 // with the default epsilon (0.01): time and Lloyd iterations per frame.
 // Args: width, height, threads per block (KmeansTuning::blockThreads), counted barrier (0: grid.sync()),

@@ -404,17 +404,56 @@ __device__ __forceinline__ uint32_t packAlphas(const ushort4 (&v)[kRowItems]) {
          uint32_t(v[3].w & 0xFF) << 24;
 }
 
-// Output phase of the row pass: two prefix reads per channel and the rounding division.
-__device__ __forceinline__ void rowOutputs(const RowShared& sh, uchar4* dst, int w, int radius, BorderMode border,
-                                           const blur::Divider& div) {
+// One output pixel of the row pass from its window sum: the rounding division per channel.
+__device__ __forceinline__ uchar4 rowPixel(const blur::Sum3& s, unsigned char alpha, const blur::Divider& div) {
+  return make_uchar4(static_cast<unsigned char>(blur::roundDiv(s.r, div)),
+                     static_cast<unsigned char>(blur::roundDiv(s.g, div)),
+                     static_cast<unsigned char>(blur::roundDiv(s.b, div)), alpha);
+}
+
+// Output pixel x of the row pass, any x: two prefix reads per channel, or the border
+// extension's sum where the window crosses a row end.
+__device__ __forceinline__ uchar4 rowOutput(const RowShared& sh, int x, int w, int radius, BorderMode border,
+                                            const blur::Divider& div) {
   const uint32_t *pr = sh.pr, *pg = sh.pg, *pb = sh.pb;
   auto at = [pr, pg, pb](int k) { return blur::Sum3{pr[k], pg[k], pb[k]}; };
-  for (int x = threadIdx.x; x < w; x += blockDim.x) {
-    const int a = x - radius, b = x + radius;
-    const blur::Sum3 s = (a >= 0 && b < w) ? at(b + 1) - at(a) : blur::windowSum<blur::Sum3>(at, a, b, w, border);
-    dst[x] = make_uchar4(static_cast<unsigned char>(blur::roundDiv(s.r, div)),
-                         static_cast<unsigned char>(blur::roundDiv(s.g, div)),
-                         static_cast<unsigned char>(blur::roundDiv(s.b, div)), sh.alpha[x]);
+  const int a = x - radius, b = x + radius;
+  const blur::Sum3 s = (a >= 0 && b < w) ? at(b + 1) - at(a) : blur::windowSum<blur::Sum3>(at, a, b, w, border);
+  return rowPixel(s, sh.alpha[x], div);
+}
+
+// Output phase of the row pass, any block size and width.
+__device__ __forceinline__ void rowOutputs(const RowShared& sh, uchar4* dst, int w, int radius, BorderMode border,
+                                           const blur::Divider& div) {
+  for (int x = threadIdx.x; x < w; x += blockDim.x) dst[x] = rowOutput(sh, x, w, radius, border, div);
+}
+
+// Output phase of row version 2 (BoxBlurTuning::rowUnrolled): pixels x = threadIdx.x + i T,
+// i < kMax (w <= kMax T), unrolled with compile-time strides, so an interior pixel costs its
+// six prefix loads and its alpha at immediate offsets, three divisions and a store, without
+// the strided loop's per-pixel index, bounds and address work. Pixels whose window crosses
+// a row end are noted and written afterwards through rowOutput.
+template <int T, int kMax>
+__device__ __forceinline__ void rowOutputsUnrolled(const RowShared& sh, uchar4* dst, int w, int radius,
+                                                   BorderMode border, const blur::Divider& div) {
+  const int x0 = threadIdx.x, lo = x0 - radius, hi = x0 + radius + 1;
+  uchar4* const out = dst + x0;
+  uint32_t edge = 0;  // bit i: pixel x0 + i T needs the border path
+#pragma unroll
+  for (int i = 0; i < kMax; ++i) {
+    const int x = x0 + i * T;
+    if (x >= w) break;
+    if (lo + i * T >= 0 && hi + i * T <= w) {
+      const blur::Sum3 s{sh.pr[hi + i * T] - sh.pr[lo + i * T], sh.pg[hi + i * T] - sh.pg[lo + i * T],
+                         sh.pb[hi + i * T] - sh.pb[lo + i * T]};
+      out[i * T] = rowPixel(s, sh.alpha[x], div);
+    } else {
+      edge |= 1u << i;
+    }
+  }
+  for (; edge != 0; edge &= edge - 1) {
+    const int x = x0 + (__ffs(edge) - 1) * T;
+    dst[x] = rowOutput(sh, x, w, radius, border, div);
   }
 }
 
@@ -464,8 +503,9 @@ __global__ void __launch_bounds__(kRowThreads)
 // Row pass, version 2: kWarps warps each own kChunks chunks (w <= kWarps x kChunks x 128),
 // load them all up front, scan them in registers, and write the final prefix once the
 // offsets of the earlier warps are known (no read-modify-write pass, one fewer phase).
-template <int kChunks, int kWarps>
-__global__ void __launch_bounds__(32 * kWarps)
+// The 4K shape (one chunk, 1024 threads) keeps to 32 registers, so two blocks fit on an SM.
+template <int kChunks, int kWarps, bool kUnrolled>
+__global__ void __launch_bounds__(32 * kWarps, kWarps == 32 && kChunks == 1 ? 2 : 1)
     rowBlurKernel2(ImageView<const ushort4> sums, RgbaView out, int radius, BorderMode border, blur::Divider div) {
   waitForPriorGrid();
   releaseNextGrid();
@@ -503,7 +543,10 @@ __global__ void __launch_bounds__(32 * kWarps)
 #pragma unroll
   for (int k = 0; k < kChunks; ++k) storeChunk(sh, x0 + k * kRowChunk + lane * kRowItems, x1, run[k], off, alphas[k]);
   __syncthreads();
-  rowOutputs(sh, out.row(y), w, radius, border, div);
+  if constexpr (kUnrolled)
+    rowOutputsUnrolled<32 * kWarps, kChunks * kRowItems>(sh, out.row(y), w, radius, border, div);
+  else
+    rowOutputs(sh, out.row(y), w, radius, border, div);
 }
 
 // Sum over the warp's 32 lanes (one REDUX on sm_80+).
@@ -710,28 +753,32 @@ struct RowConfig {
 };
 // Version 2 instances: (chunks per warp, warps); a row of up to warps x chunks x 128 pixels.
 constexpr int kRowConfigs[][2] = {{1, 8}, {2, 8}, {4, 8}, {1, 16}, {2, 16}, {1, 32}, {2, 32}};
+template <bool kUnrolled>
 RowKernel rowKernel2(int chunks, int warps) {
   switch (warps * 10 + chunks) {
-    case 81: return rowBlurKernel2<1, 8>;
-    case 82: return rowBlurKernel2<2, 8>;
-    case 84: return rowBlurKernel2<4, 8>;
-    case 161: return rowBlurKernel2<1, 16>;
-    case 162: return rowBlurKernel2<2, 16>;
-    case 321: return rowBlurKernel2<1, 32>;
-    case 322: return rowBlurKernel2<2, 32>;
+    case 81: return rowBlurKernel2<1, 8, kUnrolled>;
+    case 82: return rowBlurKernel2<2, 8, kUnrolled>;
+    case 84: return rowBlurKernel2<4, 8, kUnrolled>;
+    case 161: return rowBlurKernel2<1, 16, kUnrolled>;
+    case 162: return rowBlurKernel2<2, 16, kUnrolled>;
+    case 321: return rowBlurKernel2<1, 32, kUnrolled>;
+    case 322: return rowBlurKernel2<2, 32, kUnrolled>;
   }
   return nullptr;
+}
+RowKernel rowKernel2(int chunks, int warps, bool unrolled) {
+  return unrolled ? rowKernel2<true>(chunks, warps) : rowKernel2<false>(chunks, warps);
 }
 // Version 0 (auto): version 2 up to 4096 pixels (measured faster than version 1 at 1080p
 // and 4K), version 1 beyond. Version 2's block: 8 warps up to 2048 pixels (1-2 chunks;
 // measured 1.3 us better at 1080p than 16 warps x 1 chunk), else 32 warps x 1 chunk
 // (3 us better at 4K than 16 x 2). `threads` forces the block size.
-RowConfig rowConfig(int w, int version, int threads) {
+RowConfig rowConfig(int w, int version, int threads, bool unrolled) {
   if (version == 1 || (version == 0 && w > 32 * kRowChunk)) return {rowBlurKernel, kRowThreads};
   int warps = threads / 32;
   if (!threads) warps = w <= 16 * kRowChunk ? 8 : 32;
   const int chunks = (w + warps * kRowChunk - 1) / (warps * kRowChunk);
-  const RowKernel k = rowKernel2(chunks == 3 ? 4 : chunks, warps);
+  const RowKernel k = rowKernel2(chunks == 3 ? 4 : chunks, warps, unrolled);
   if (!k) throw std::invalid_argument("boxBlurGpu: no row kernel for width " + std::to_string(w) + " with " +
                                       std::to_string(threads) + " threads");
   return {k, 32 * warps};
@@ -853,8 +900,9 @@ BoxBlurWorkspace::BoxBlurWorkspace(int maxWidth, int maxHeight) : maxWidth_(maxW
   VP_CUDA_CHECK(cudaFuncSetAttribute(columnBandKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(columnMax)));
   VP_CUDA_CHECK(cudaFuncSetAttribute(rowBlurKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(rowMax)));
   for (const auto& c : kRowConfigs)  // static shared memory: 12 bytes per warp at most
-    VP_CUDA_CHECK(cudaFuncSetAttribute(rowKernel2(c[0], c[1]), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       int(rowMax - 12 * 32)));
+    for (bool unrolled : {false, true})
+      VP_CUDA_CHECK(cudaFuncSetAttribute(rowKernel2(c[0], c[1], unrolled), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         int(rowMax - 12 * 32)));
   sharedOptinBytes_ = columnMax;  // what columnsPerBlock may plan with
   sums_ = DevicePitchedBuffer(size_t(maxWidth) * sizeof(ushort4), size_t(maxHeight));
   pingPong_ = DeviceImage(maxWidth, maxHeight);
@@ -935,7 +983,7 @@ void detail::boxBlurGpuTuned(ConstRgbaView in, RgbaView out, const BlurParams& p
   const bool useBands = tuning.columnVersion == 2;
   const int band = useBands ? bandRows(h, r, tuning.bandRows, optin) : 0;
   const int cw = band || slide ? 0 : columnsPerBlock(h, tuning.verticalColumns, optin);
-  const RowConfig row = rowConfig(w, tuning.rowVersion, tuning.rowThreads);
+  const RowConfig row = rowConfig(w, tuning.rowVersion, tuning.rowThreads, tuning.rowUnrolled);
   const blur::Divider div = blur::makeDivider(uint32_t(2 * r + 1) * uint32_t(2 * r + 1));
   const DevicePitchedBuffer& sumsBuf = BoxBlurWorkspaceAccess::sums(ws);
   const ImageView<ushort4> sums{static_cast<ushort4*>(sumsBuf.get()), sumsBuf.pitch(), w, h};

@@ -365,6 +365,12 @@ TEST(BoxBlurGpu, EveryLaunchVariantMatchesCpu) {
     t.rowThreads = threads;
     expectGpuMatchesCpu({{{1, 1}, {37, 23}, {1921, 1081}, {3000, 20}}, {3, 100}, {1, 2}, {false}, t});
   }
+  for (int threads : {256, 512, 1024}) {  // row version 2's strided output loop (not unrolled)
+    detail::BoxBlurTuning t = variant(3, 2);
+    t.rowThreads = threads;
+    t.rowUnrolled = false;
+    expectGpuMatchesCpu({{{1, 1}, {37, 23}, {1921, 1081}, {3000, 20}}, {1, 3, 100}, {1, 2}, {false}, t});
+  }
   expectGpuMatchesCpu({sizes, {0, 2, 128}, {1, 2}, {false, true}, variant(1, 2, false)});
   expectGpuMatchesCpu({sizes, {0, 2, 128}, {1, 2}, {false, true}, variant(2, 1, false)});
   // Fused pass: segment edges everywhere, segments taller than the image, automatic; widths
@@ -430,6 +436,8 @@ TEST(BoxBlurGpu, SanitizerSubset) {
   expectGpuMatchesCpu({{{37, 23}}, {7}, {2}, {false}, t});
   t.slideFirstBatch = 16;  // 23 rows: first windows inside the image and across both edges
   expectGpuMatchesCpu({{{37, 23}}, {3, 7}, {2}, {false}, t});
+  t.rowUnrolled = false;  // the strided output loop
+  expectGpuMatchesCpu({{{37, 23}}, {3}, {1}, {false}, t});
   // Fused: two tiles of 550 columns at r = 7, segments of 5 rows (several per image).
   expectGpuMatchesCpu({{{37, 23}, {1100, 12}}, {7}, {2}, {false}, fusedVariant(5)});
 }

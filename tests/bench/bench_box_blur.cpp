@@ -123,6 +123,24 @@ BENCHMARK(BM_BoxBlurGpuSlideFirst)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
+// Row pass version 2's outputs unrolled (BoxBlurTuning::rowUnrolled) or in a strided loop,
+// alone (stages 2) or after the default column pass (3), replicate, one pass, two-pass
+// path. Args: w, h, r, unrolled, stages.
+void BM_BoxBlurGpuRowUnrolled(benchmark::State& state) {
+  detail::BoxBlurTuning t;
+  t.fused = 0;
+  t.rowUnrolled = state.range(3) != 0;
+  t.stages = int(state.range(4));
+  const int64_t args[] = {state.range(0), state.range(1), state.range(2), 1, 1};
+  runGpu(state, t, args);
+}
+BENCHMARK(BM_BoxBlurGpuRowUnrolled)
+    ->ArgNames({"w", "h", "r", "unrolled", "stages"})
+    ->ArgsProduct({{1920}, {1080}, {1, 15, 100}, {0, 1}, {2, 3}})
+    ->ArgsProduct({{3840}, {2160}, {1, 15, 100}, {0, 1}, {2, 3}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
 // Fused pass (one kernel per pass for both axes), replicate, one pass; rows: output rows
 // per block, 0 by size and radius. Args: w, h, r, rows. Compare with BM_BoxBlurGpu (the
 // column + row passes) at the same w, h, r.

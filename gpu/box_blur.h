@@ -106,6 +106,7 @@ struct BoxBlurTuning {
                             // r = 32, else the slide batch
   int rowThreads = 0;       // row version 2: threads per block (256, 512, 1024); 0: chosen by width
   bool rowUnrolled = true;  // row version 2's outputs: unrolled with compile-time strides, or a strided loop
+                            // (measured: 4K r 100 100 against 101 us, row pass alone ~1 us faster)
   int stages = 3;           // bit 0: column pass, bit 1: row pass (benchmarks time one alone)
   int fused = -1;           // 1: one kernel per pass for both axes (no sums buffer), ignoring the column
                             // and row choices above and `stages`; 0: column and row passes; -1: by

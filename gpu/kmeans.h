@@ -110,7 +110,8 @@ struct KmeansTuning {
   bool interleaveTiles = true;
   // The launch's first read of the pixels (pixel cache and tile boxes) issues the loads of 4 warp
   // steps before their box reductions (true) or one step at a time (false): at 4K a thread reads
-  // ~20 quads there, each waiting a full memory latency when done one at a time.
+  // ~20 quads there, each waiting a full memory latency when done one at a time. Measured (k 8):
+  // 4K 356 against 361 us (it 0: 60.7 against 64.3), 1080p 151 either way.
   bool batchedPrologue = true;
 };
 constexpr int kMaxSumSlots = 8;

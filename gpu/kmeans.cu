@@ -46,11 +46,6 @@ using namespace kmgpu;  // NOLINT(google-build-using-namespace): the kernel's ow
 constexpr size_t kCountedMaxPixels = 0xFFFFFFFFu / 255u;  // 16,843,009: an 8K frame falls back to grid.sync()
 constexpr int kBlockSizes[4] = {256, 512, 768, 1024};  // main kernel block sizes (KmeansTuning::blockThreads)
 
-// Exact double of a byte: the bits of 2^52 + byte, minus 2^52 (no conversion unit).
-__device__ __forceinline__ double byteToDouble(uint32_t byte) {
-  return __dsub_rn(__hiloint2double(0x43300000, int(byte)), 4503599627370496.0);
-}
-
 __device__ __forceinline__ ull loadRelaxed(const ull* p) {
   ull v;
   asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
@@ -98,10 +93,11 @@ __device__ __forceinline__ void countedSnapshot(const KernelArgs& a, const ull* 
   sr = d[0] & 0xFFFFFFFFu, sg = d[1] & 0xFFFFFFFFu, sb = d[2] & 0xFFFFFFFFu;
 }
 
-// Final assignment: labels, output pixels, and this thread's cost.
+// Final assignment: labels, output pixels, and this thread's cost (km::pixelDistance2 of
+// input and output pixel: one byte-wise absolute difference and one 4-way dot product).
 template <int KB, bool kTree, int T>
-__device__ ull finalPass(const KernelArgs& a, const BlockQuads& bq, const float4* coeff,
-                         const double (*centre)[3], const uint32_t* colour, const uint4* cache) {
+__device__ ull finalPass(const KernelArgs& a, const BlockQuads& bq, const float4* coeff, const uint32_t* colour,
+                         const uint4* cache) {
   const int width = a.in.width;
   ull cost = 0;
   QuadCursor cur = bq.cursor<T>(threadIdx.x);
@@ -112,14 +108,14 @@ __device__ ull finalPass(const KernelArgs& a, const BlockQuads& bq, const float4
     int bi[4];
     fetchQuad(a, cache, q, cur.y, x0, n, px);
     nearest4<KB, kTree>(px, coeff, bi);
+    uint32_t quadCost = 0;  // <= 4 * 3 * 255^2
 #pragma unroll
     for (int p = 0; p < 4; ++p) {
-      const int j = bi[p];
-      if (p < n)
-        cost += km::pixelCost(byteToDouble(px[p] & 0xFFu), byteToDouble((px[p] >> 8) & 0xFFu),
-                              byteToDouble((px[p] >> 16) & 0xFFu), centre[j][0], centre[j][1], centre[j][2]);
-      o[p] = colour[j] | (px[p] & 0xFF000000u);
+      const uint32_t c = colour[bi[p]], d = __vabsdiffu4(px[p], c) & (p < n ? 0x00FFFFFFu : 0u);
+      quadCost = __dp4a(d, d, quadCost);
+      o[p] = c | (px[p] & 0xFF000000u);
     }
+    cost += quadCost;
     if (a.labels) {
       uint8_t* labels = a.labels + size_t(cur.y) * width + x0;
       if (n == 4 && reinterpret_cast<uintptr_t>(labels) % 4 == 0)
@@ -150,7 +146,6 @@ __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(Ker
   uint4* const cache = reinterpret_cast<uint4*>(acc + KB * T);  // [a.cacheQuads] the block's first quads
   __shared__ float4 coeff[KB];    // score constants (kmeans_math.h)
   __shared__ float centre[KB][3];
-  __shared__ double centreD[KB][3];  // final centres for the cost
   __shared__ uint32_t colour[KB];    // rounded centre colours, alpha 0
   __shared__ float shiftShared;
   __shared__ ull costShared[T / 32];
@@ -250,10 +245,9 @@ __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(Ker
   if (tid < k) {
     colour[tid] = uint32_t(km::centreByte(centre[tid][0])) | uint32_t(km::centreByte(centre[tid][1])) << 8 |
                   uint32_t(km::centreByte(centre[tid][2])) << 16;
-    centreD[tid][0] = centre[tid][0], centreD[tid][1] = centre[tid][1], centreD[tid][2] = centre[tid][2];
   }
   __syncthreads();
-  ull cost = finalPass<KB, kTree, T>(a, bq, coeff, centreD, colour, cache);
+  ull cost = finalPass<KB, kTree, T>(a, bq, coeff, colour, cache);
 #pragma unroll
   for (int off = 16; off > 0; off >>= 1) cost += __shfl_xor_sync(~0u, cost, off);
   if (tid % 32 == 0) costShared[tid / 32] = cost;

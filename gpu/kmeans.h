@@ -8,8 +8,8 @@
 // an empty cluster keeps its centre. shift2 = the largest squared centre move; the loop
 // stops when shift2 < epsilon or after maxIterations. A final assignment against the
 // final centres writes the labels, the output image (each pixel = its centre's colour,
-// roundf, clamped; alpha copied) and cost = sum over pixels of the squared distance
-// (double) to its centre, each rounded to the nearest integer (ties to even). GPU and
+// roundf, clamped; alpha copied) and cost = the output's squared error, the sum over
+// pixels of the integer squared r, g, b distance between input and output pixel. GPU and
 // CPU results are equal bit for bit.
 //
 // Initial centres: Uniform = pixels at raster index floor(j*N/k); KmeansPlusPlus =
@@ -49,7 +49,7 @@ struct KmeansState {
   float centres[kMaxClusters][4] = {};  // r, g, b, unused; in: warm-start centres, out: final centres (first k)
   int k = 0;                       // clusters of the last run
   int iterations = 0;              // Lloyd iterations the last run used
-  uint64_t cost = 0;               // sum of rounded squared pixel-centre distances (8-bit levels^2)
+  uint64_t cost = 0;               // squared error of the output against the input (8-bit levels^2)
   float shift2 = 0.f;              // largest squared centre shift of the last iteration (+inf: none ran)
 };
 

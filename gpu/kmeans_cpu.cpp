@@ -62,15 +62,14 @@ __attribute__((always_inline)) inline void accumulateRowBody(const uchar4* row, 
 // Final assignment of one row; returns the row's cost. in and out may alias.
 __attribute__((always_inline)) inline uint64_t finalRowBody(const uchar4* in, uchar4* out, uint8_t* labels,
                                                             int width, const float4* coeff,
-                                                            const float (*centres)[3], const uchar4* colours,
-                                                            int k) {
+                                                            const uchar4* colours, int k) {
   uint64_t cost = 0;
   for (int x = 0; x < width; ++x) {
     uchar4 p = in[x];
     int j = nearest(float(p.x), float(p.y), float(p.z), coeff, k);
-    cost += km::pixelCost(p.x, p.y, p.z, centres[j][0], centres[j][1], centres[j][2]);  // all exact conversions
     if (labels) labels[x] = uint8_t(j);
     out[x] = make_uchar4(colours[j].x, colours[j].y, colours[j].z, p.w);
+    cost += km::pixelDistance2(p, out[x]);
   }
   return cost;
 }
@@ -83,13 +82,12 @@ void accumulateRowPlain(const uchar4* row, int width, const float4* coeff, int k
   accumulateRowBody(row, width, coeff, k, sums);
 }
 __attribute__((target("fma"))) uint64_t finalRowFma(const uchar4* in, uchar4* out, uint8_t* labels, int width,
-                                                    const float4* coeff, const float (*centres)[3],
-                                                    const uchar4* colours, int k) {
-  return finalRowBody(in, out, labels, width, coeff, centres, colours, k);
+                                                    const float4* coeff, const uchar4* colours, int k) {
+  return finalRowBody(in, out, labels, width, coeff, colours, k);
 }
 uint64_t finalRowPlain(const uchar4* in, uchar4* out, uint8_t* labels, int width, const float4* coeff,
-                       const float (*centres)[3], const uchar4* colours, int k) {
-  return finalRowBody(in, out, labels, width, coeff, centres, colours, k);
+                       const uchar4* colours, int k) {
+  return finalRowBody(in, out, labels, width, coeff, colours, k);
 }
 
 uchar4 pixelAt(ConstRgbaView in, uint64_t index) {
@@ -196,8 +194,8 @@ void kmeansCpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState& sta
   uint64_t cost = 0;
 #pragma omp parallel for schedule(static) reduction(+ : cost)
   for (int y = 0; y < height; ++y)
-    cost += finalRow(in.row(y), out.row(y), labels ? labels + size_t(y) * width : nullptr, width, coeff, centres,
-                     colours, k);
+    cost += finalRow(in.row(y), out.row(y), labels ? labels + size_t(y) * width : nullptr, width, coeff, colours,
+                     k);
 
   for (int j = 0; j < k; ++j) {
     for (int c = 0; c < 3; ++c) state.centres[j][c] = centres[j][c];

@@ -58,28 +58,6 @@ __host__ __device__ inline float subRn(float a, float b) {
   return a - b;
 #endif
 }
-__host__ __device__ inline double dmulRn(double a, double b) {
-#ifdef __CUDA_ARCH__
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-__host__ __device__ inline double daddRn(double a, double b) {
-#ifdef __CUDA_ARCH__
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-__host__ __device__ inline double dsubRn(double a, double b) {
-#ifdef __CUDA_ARCH__
-  return __dsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
-
 // Per-centre score constants: x,y,z = -2 * (r,g,b) (exact), w = |c|^2 = (r*r + g*g) + b*b.
 __host__ __device__ inline float4 centreCoeffs(float r, float g, float b) {
   float4 c;
@@ -123,20 +101,8 @@ __host__ __device__ inline uint8_t centreByte(float c) {
   return static_cast<uint8_t>(v);
 }
 
-// A pixel's cost term: its squared distance to the centre in double (fixed order),
-// rounded to the nearest integer, halves to even. Inputs are exact conversions of the
-// byte channels and float centres (callers convert however is cheapest).
-__host__ __device__ inline uint64_t pixelCost(double r, double g, double b, double cr, double cg, double cb) {
-  double dr = dsubRn(r, cr), dg = dsubRn(g, cg), db = dsubRn(b, cb);
-  double d = daddRn(daddRn(dmulRn(dr, dr), dmulRn(dg, dg)), dmulRn(db, db));
-#ifdef __CUDA_ARCH__
-  return __double2ull_rn(d);
-#else
-  return static_cast<uint64_t>(std::nearbyint(d));  // the default rounding mode: to nearest, ties to even
-#endif
-}
-
-// Exact integer squared distance between two pixels (k-means++ weights); <= 195075.
+// Exact integer squared distance between two pixels' r, g, b (k-means++ weights, and a
+// pixel's cost term: its distance to its output colour); <= 195075.
 __host__ __device__ inline uint32_t pixelDistance2(uchar4 a, uchar4 b) {
   int dr = int(a.x) - int(b.x), dg = int(a.y) - int(b.y), db = int(a.z) - int(b.z);
   return uint32_t(dr * dr + dg * dg + db * db);

@@ -76,7 +76,7 @@ struct OutputFrame {
   StageTimes times;
   StageTimeline timeline;
   int kmeansIterations = 0;      // iterations K-means used on this frame (0 if not run)
-  uint64_t kmeansCost = 0;       // final sum of squared distances (0 if not run)
+  uint64_t kmeansCost = 0;       // squared error of the K-means output (0 if not run)
   bool kmeansReinit = false;     // this frame (re)initialised K-means instead of warm-starting
 };
 

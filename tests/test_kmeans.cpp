@@ -131,7 +131,9 @@ Result naiveLloyd(const HostImage& img, const KmeansParams& p, const KmeansState
     r.labels[i] = uint8_t(j);
     r.out.data()[i] = make_uchar4(km::centreByte(c[3 * j]), km::centreByte(c[3 * j + 1]),
                                   km::centreByte(c[3 * j + 2]), px[i].w);
-    r.state.cost += km::pixelCost(px[i].x, px[i].y, px[i].z, c[3 * j], c[3 * j + 1], c[3 * j + 2]);
+    const uchar4 o = r.out.data()[i];  // the cost: the output's squared error
+    const int64_t dr = o.x - px[i].x, dg = o.y - px[i].y, db = o.z - px[i].z;
+    r.state.cost += uint64_t(dr * dr + dg * dg + db * db);
   }
   for (int j = 0; j < k; ++j) {
     for (int ch = 0; ch < 3; ++ch) r.state.centres[j][ch] = c[3 * j + ch];

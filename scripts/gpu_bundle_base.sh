@@ -16,6 +16,7 @@ tree=/tmp/vp-base-worktree
 if [[ -d $tree ]]; then
   git -C "$tree" checkout -q --detach "$commit"
 else
+  git -C "$root" worktree prune  # a worktree of an earlier machine's /tmp is still registered
   git -C "$root" worktree add -q --detach "$tree" "$commit"
 fi
 BUILD_DIR=$tree/build-server VP_CMAKE_ARGS="-DVP_WITH_WINDOW=OFF -DVP_WITH_DEVICES=OFF" \

@@ -138,6 +138,7 @@ BENCHMARK(BM_BoxBlurGpuRowUnrolled)
     ->ArgNames({"w", "h", "r", "unrolled", "stages"})
     ->ArgsProduct({{1920}, {1080}, {1, 15, 100}, {0, 1}, {2, 3}})
     ->ArgsProduct({{3840}, {2160}, {1, 15, 100}, {0, 1}, {2, 3}})
+    ->ArgsProduct({{3840}, {2160}, {20, 25, 32, 33, 40, 50}, {1}, {3}})  // two-pass default, against fused
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
@@ -163,6 +164,8 @@ BENCHMARK(BM_BoxBlurGpuFused)
     ->Args({3840, 2160, 50, 50})
     ->Args({3840, 2160, 100, 100})
     ->Args({3840, 2160, 128, 0})
+    // Where fused stops winning on tall frames: against BM_BoxBlurGpuRowUnrolled's two-pass rows.
+    ->ArgsProduct({{3840}, {2160}, {20, 25, 32, 33, 40}, {0}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

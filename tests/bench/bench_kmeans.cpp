@@ -62,6 +62,9 @@ void BM_KmeansGpu(benchmark::State& st) {
 BENCHMARK(BM_KmeansGpu)
     ->ArgNames({"w", "h", "k", "it", "bps", "full", "init", "tree", "thr", "slots", "q"})
     ->Args({1920, 1080, 8, 20, 0, 0, 0, 1, 0, 0, 1})    // the 1080p target, default shape (768 threads, 4 copies)
+    ->Args({1920, 1080, 4, 20, 0, 0, 0, 1, 0, 0, 1})    // default shape at k 4 and 16
+    ->Args({1920, 1080, 16, 20, 0, 0, 0, 1, 0, 0, 1})
+    ->Args({3840, 2160, 4, 20, 0, 0, 0, 1, 0, 0, 1})
     ->Args({1920, 1080, 8, 20, 0, 0, 0, 1, 256, 1, 1})
     ->Args({1920, 1080, 8, 20, 3, 0, 0, 1, 256, 1, 1})  // launch shapes and argmin variants
     ->Args({1920, 1080, 8, 20, 1, 0, 0, 1, 256, 1, 1})

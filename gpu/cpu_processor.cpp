@@ -50,6 +50,7 @@ class CpuProcessor final : public Processor {
       rgba_ = HostImage(w, h);
       processed_ = HostImage(w, h);
       blurScratch_ = std::make_unique<BoxBlurCpuScratch>(w, h);
+      kmeansScratch_ = std::make_unique<KmeansCpuScratch>(w, h);
     }
     CpuSlot& s = *free_.front();
     s.rgb.resize(size_t(w) * h * 3);
@@ -63,7 +64,7 @@ class CpuProcessor final : public Processor {
     if (params.mode == Mode::Kmeans) {
       bool reinit = false;
       KmeansParams kp = schedule_.next(params.kmeans, params.warmStart, reinit);
-      kmeansCpu(rgba_.view(), processed_.view(), nullptr, state_, kp);
+      kmeansCpu(rgba_.view(), processed_.view(), nullptr, state_, kp, *kmeansScratch_);
       s.out.times.kmeansMs = msSince(t0);
       s.out.params.kmeans = kp;
       s.out.kmeansReinit = reinit;
@@ -99,6 +100,7 @@ class CpuProcessor final : public Processor {
   HostImage rgba_;       // converted frame, input of K-means / blur
   HostImage processed_;  // their output, packed into the slot
   std::unique_ptr<BoxBlurCpuScratch> blurScratch_;  // sized with the frame
+  std::unique_ptr<KmeansCpuScratch> kmeansScratch_;  // likewise
   KmeansState state_{};
   KmeansSchedule schedule_;
   uint64_t nextTicket_ = 0;

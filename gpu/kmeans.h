@@ -31,6 +31,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <vector>
 
 namespace vp {
 
@@ -146,7 +147,41 @@ class KmeansWorkspace {
 void kmeansGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* state, const KmeansParams& params,
                KmeansWorkspace& ws, cudaStream_t stream, const KmeansState* warmFrom = nullptr);
 
+namespace detail {
+// A run of up to kCpuTilePixels pixels of one row: its colour box and channel sums.
+constexpr int kCpuTilePixels = 128;
+struct KmeansCpuTile {
+  uint8_t lo[3], hi[3];
+  uint16_t count;
+  uint32_t sum[3];
+};
+}  // namespace detail
+
+// Host scratch for kmeansCpu, sized once for the largest frame: each 128-pixel tile's
+// colour box and sums (found once per call), and the k-means++ sample.
+class KmeansCpuScratch {
+ public:
+  // Throws std::invalid_argument for sizes below 1.
+  KmeansCpuScratch(int maxWidth, int maxHeight);
+
+  int maxWidth() const { return maxWidth_; }
+  int maxHeight() const { return maxHeight_; }
+
+ private:
+  friend struct KmeansCpuScratchAccess;
+  int maxWidth_ = 0, maxHeight_ = 0;  // pixels
+  std::vector<detail::KmeansCpuTile> tiles_;  // per row, ceil(maxWidth / 128) tiles
+  std::vector<uchar4> sample_;        // k-means++: the sampled pixels
+  std::vector<uint32_t> d2_;          //   and their squared distances to the nearest chosen centre
+};
+
 // CPU twin (OpenMP, deterministic): same semantics and results; everything in host memory.
+// Like the kernel, it scores per 128-pixel tile only the centres that can be the nearest of
+// some pixel in the tile's colour box, and adds a tile left with one candidate as a whole.
+// No allocation; throws std::invalid_argument for frames larger than the scratch.
+void kmeansCpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState& state, const KmeansParams& params,
+               KmeansCpuScratch& scratch);
+// The same with a scratch of the frame's size (allocates).
 void kmeansCpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState& state, const KmeansParams& params);
 
 namespace detail {

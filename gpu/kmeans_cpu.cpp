@@ -29,16 +29,63 @@ void checkKmeansArgs(ConstRgbaView in, RgbaView out, const KmeansParams& params)
 }
 }  // namespace detail
 
+struct KmeansCpuScratchAccess {
+  static std::vector<detail::KmeansCpuTile>& tiles(KmeansCpuScratch& s) { return s.tiles_; }
+  static std::vector<uchar4>& sample(KmeansCpuScratch& s) { return s.sample_; }
+  static std::vector<uint32_t>& d2(KmeansCpuScratch& s) { return s.d2_; }
+};
+
 namespace {
 
+using detail::kCpuTilePixels;
+using detail::KmeansCpuTile;
 using Sums = uint64_t[kMaxClusters][4];  // per cluster: r, g, b sums and pixel count
 
-// Index of the centre with the lowest score; ties to the lowest index.
-__attribute__((always_inline)) inline int nearest(float pr, float pg, float pb, const float4* coeff, int k) {
+int tilesPerRow(int width) { return (width + kCpuTilePixels - 1) / kCpuTilePixels; }
+
+// One pass's centres: score constants and, when every centre lies in [0, 255] (the premise
+// of the candidate test), the pair constants coeff_a - coeff_b.
+struct Centres {
+  float4 coeff[kMaxClusters];
+  float4 pair[kMaxClusters][kMaxClusters];
+  int k = 0;
+  bool prune = false;
+  uint32_t all = 0;
+
+  Centres(const float (*centres)[3], int count) : k(count), all(count == 32 ? ~0u : (1u << count) - 1u) {
+    prune = true;
+    for (int j = 0; j < k; ++j) {
+      coeff[j] = km::centreCoeffs(centres[j][0], centres[j][1], centres[j][2]);
+      for (int f = 0; f < 3; ++f) prune &= centres[j][f] >= 0.f && centres[j][f] <= 255.f;  // false for NaN
+    }
+    if (prune)
+      for (int a = 0; a < k; ++a)
+        for (int b = 0; b < k; ++b) pair[a][b] = km::pairCoeffs(coeff[a], coeff[b]);
+  }
+};
+
+// The tile's candidate centres (bit j: centre j; never empty), as the kernel's tileCandidates.
+__attribute__((always_inline)) inline uint32_t tileCandidates(const KmeansCpuTile& t, const Centres& c) {
+  if (!c.prune) return c.all;
+  const float4 lo = make_float4(t.lo[0], t.lo[1], t.lo[2], 0.f), hi = make_float4(t.hi[0], t.hi[1], t.hi[2], 0.f);
+  uint32_t cand = 0;
+  for (int a = 0; a < c.k; ++a) {
+    bool dominated = false;
+    for (int b = 0; b < c.k && !dominated; ++b)
+      dominated = b != a && km::pairMinOverBox(c.pair[a][b], lo, hi) > km::kCandidateMargin;
+    if (!dominated) cand |= 1u << a;
+  }
+  return cand != 0 ? cand : c.all;
+}
+
+// Index of the candidate with the lowest score; ties to the lowest index.
+__attribute__((always_inline)) inline int nearest(const uchar4& p, const float4* coeff, uint32_t cand) {
+  const float pr = float(p.x), pg = float(p.y), pb = float(p.z);
   float best = INFINITY;
-  int bi = 0;
-  for (int j = 0; j < k; ++j) {
-    float s = km::score(pr, pg, pb, coeff[j]);
+  int bi = __builtin_ctz(cand);
+  for (; cand != 0; cand &= cand - 1) {
+    const int j = __builtin_ctz(cand);
+    const float s = km::score(pr, pg, pb, coeff[j]);
     if (s < best) {
       best = s;
       bi = j;
@@ -47,47 +94,82 @@ __attribute__((always_inline)) inline int nearest(float pr, float pg, float pb, 
   return bi;
 }
 
-__attribute__((always_inline)) inline void accumulateRowBody(const uchar4* row, int width, const float4* coeff,
-                                                             int k, Sums& sums) {
-  for (int x = 0; x < width; ++x) {
-    uchar4 p = row[x];
-    int j = nearest(float(p.x), float(p.y), float(p.z), coeff, k);
-    sums[j][0] += p.x;
-    sums[j][1] += p.y;
-    sums[j][2] += p.z;
-    sums[j][3] += 1;
+// Colour box and channel sums of each tile of one row (once per call: the pixels do not change).
+void describeRow(const uchar4* row, int width, KmeansCpuTile* tiles) {
+  for (int x0 = 0, t = 0; x0 < width; x0 += kCpuTilePixels, ++t) {
+    KmeansCpuTile d{{255, 255, 255}, {0, 0, 0}, 0, {0, 0, 0}};
+    const int x1 = std::min(width, x0 + kCpuTilePixels);
+    for (int x = x0; x < x1; ++x) {
+      const uint8_t v[3] = {row[x].x, row[x].y, row[x].z};
+      for (int f = 0; f < 3; ++f) {
+        d.lo[f] = std::min(d.lo[f], v[f]);
+        d.hi[f] = std::max(d.hi[f], v[f]);
+        d.sum[f] += v[f];
+      }
+    }
+    d.count = uint16_t(x1 - x0);
+    tiles[t] = d;
+  }
+}
+
+__attribute__((always_inline)) inline void accumulateRowBody(const uchar4* row, const KmeansCpuTile* tiles, int width,
+                                                             const Centres& c, Sums& sums) {
+  for (int x0 = 0, t = 0; x0 < width; x0 += kCpuTilePixels, ++t) {
+    const uint32_t cand = tileCandidates(tiles[t], c);
+    if ((cand & (cand - 1)) == 0) {  // one candidate: the whole tile is its
+      const int j = __builtin_ctz(cand);
+      for (int f = 0; f < 3; ++f) sums[j][f] += tiles[t].sum[f];
+      sums[j][3] += tiles[t].count;
+      continue;
+    }
+    const int x1 = std::min(width, x0 + kCpuTilePixels);
+    for (int x = x0; x < x1; ++x) {
+      const uchar4 p = row[x];
+      const int j = nearest(p, c.coeff, cand);
+      sums[j][0] += p.x;
+      sums[j][1] += p.y;
+      sums[j][2] += p.z;
+      sums[j][3] += 1;
+    }
   }
 }
 
 // Final assignment of one row; returns the row's cost. in and out may alias.
-__attribute__((always_inline)) inline uint64_t finalRowBody(const uchar4* in, uchar4* out, uint8_t* labels,
-                                                            int width, const float4* coeff,
-                                                            const uchar4* colours, int k) {
+__attribute__((always_inline)) inline uint64_t finalRowBody(const uchar4* in, const KmeansCpuTile* tiles, uchar4* out,
+                                                            uint8_t* labels, int width, const Centres& c,
+                                                            const uchar4* colours) {
   uint64_t cost = 0;
-  for (int x = 0; x < width; ++x) {
-    uchar4 p = in[x];
-    int j = nearest(float(p.x), float(p.y), float(p.z), coeff, k);
-    if (labels) labels[x] = uint8_t(j);
-    out[x] = make_uchar4(colours[j].x, colours[j].y, colours[j].z, p.w);
-    cost += km::pixelDistance2(p, out[x]);
+  for (int x0 = 0, t = 0; x0 < width; x0 += kCpuTilePixels, ++t) {
+    const uint32_t cand = tileCandidates(tiles[t], c);
+    const bool single = (cand & (cand - 1)) == 0;
+    const int x1 = std::min(width, x0 + kCpuTilePixels);
+    for (int x = x0; x < x1; ++x) {
+      const uchar4 p = in[x];
+      const int j = single ? __builtin_ctz(cand) : nearest(p, c.coeff, cand);
+      if (labels) labels[x] = uint8_t(j);
+      out[x] = make_uchar4(colours[j].x, colours[j].y, colours[j].z, p.w);
+      cost += km::pixelDistance2(p, out[x]);
+    }
   }
   return cost;
 }
 
-__attribute__((target("fma"))) void accumulateRowFma(const uchar4* row, int width, const float4* coeff, int k,
-                                                     Sums& sums) {
-  accumulateRowBody(row, width, coeff, k, sums);
+// Compiled twice: with hardware FMA, and plain (glibc's fmaf: slow, the same results).
+__attribute__((target("fma"))) void accumulateRowFma(const uchar4* row, const KmeansCpuTile* tiles, int width,
+                                                     const Centres& c, Sums& sums) {
+  accumulateRowBody(row, tiles, width, c, sums);
 }
-void accumulateRowPlain(const uchar4* row, int width, const float4* coeff, int k, Sums& sums) {
-  accumulateRowBody(row, width, coeff, k, sums);
+void accumulateRowPlain(const uchar4* row, const KmeansCpuTile* tiles, int width, const Centres& c, Sums& sums) {
+  accumulateRowBody(row, tiles, width, c, sums);
 }
-__attribute__((target("fma"))) uint64_t finalRowFma(const uchar4* in, uchar4* out, uint8_t* labels, int width,
-                                                    const float4* coeff, const uchar4* colours, int k) {
-  return finalRowBody(in, out, labels, width, coeff, colours, k);
+__attribute__((target("fma"))) uint64_t finalRowFma(const uchar4* in, const KmeansCpuTile* tiles, uchar4* out,
+                                                    uint8_t* labels, int width, const Centres& c,
+                                                    const uchar4* colours) {
+  return finalRowBody(in, tiles, out, labels, width, c, colours);
 }
-uint64_t finalRowPlain(const uchar4* in, uchar4* out, uint8_t* labels, int width, const float4* coeff,
-                       const uchar4* colours, int k) {
-  return finalRowBody(in, out, labels, width, coeff, colours, k);
+uint64_t finalRowPlain(const uchar4* in, const KmeansCpuTile* tiles, uchar4* out, uint8_t* labels, int width,
+                       const Centres& c, const uchar4* colours) {
+  return finalRowBody(in, tiles, out, labels, width, c, colours);
 }
 
 uchar4 pixelAt(ConstRgbaView in, uint64_t index) {
@@ -95,12 +177,10 @@ uchar4 pixelAt(ConstRgbaView in, uint64_t index) {
 }
 
 // k-means++ on the deterministic sample (see kmeans.h); writes k centres.
-void kmeansPlusPlus(ConstRgbaView in, int k, uint64_t seed, float (*centres)[3]) {
+void kmeansPlusPlus(ConstRgbaView in, int k, uint64_t seed, float (*centres)[3], uchar4* sample, uint32_t* d2) {
   const uint64_t n = in.pixels();
   const uint64_t m = std::min<uint64_t>(n, kKmeansPlusPlusSamples);
-  std::vector<uchar4> sample(m);
-  for (uint64_t i = 0; i < m; ++i) sample[i] = pixelAt(in, km::spreadIndex(i, n, m));
-  std::vector<uint32_t> d2(m, UINT32_MAX);
+  for (uint64_t i = 0; i < m; ++i) sample[i] = pixelAt(in, km::spreadIndex(i, n, m)), d2[i] = UINT32_MAX;
   km::SplitMix64 rng(seed);
   uchar4 c = sample[rng.next() % m];
   for (int j = 0;; ++j) {
@@ -132,13 +212,32 @@ void kmeansPlusPlus(ConstRgbaView in, int k, uint64_t seed, float (*centres)[3])
 
 }  // namespace
 
+KmeansCpuScratch::KmeansCpuScratch(int maxWidth, int maxHeight) : maxWidth_(maxWidth), maxHeight_(maxHeight) {
+  if (maxWidth < 1 || maxHeight < 1)
+    throw std::invalid_argument("KmeansCpuScratch: size " + std::to_string(maxWidth) + "x" + std::to_string(maxHeight));
+  tiles_.resize(size_t(tilesPerRow(maxWidth)) * size_t(maxHeight));
+  sample_.resize(kKmeansPlusPlusSamples);
+  d2_.resize(kKmeansPlusPlusSamples);
+}
+
 void kmeansCpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState& state, const KmeansParams& params) {
   detail::checkKmeansArgs(in, out, params);
-  const int k = params.k, width = in.width, height = in.height;
+  KmeansCpuScratch scratch(in.width, in.height);
+  kmeansCpu(in, out, labels, state, params, scratch);
+}
+
+void kmeansCpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState& state, const KmeansParams& params,
+               KmeansCpuScratch& scratch) {
+  detail::checkKmeansArgs(in, out, params);
+  if (in.width > scratch.maxWidth() || in.height > scratch.maxHeight())
+    throw std::invalid_argument("kmeans: frame larger than the CPU scratch");
+  const int k = params.k, width = in.width, height = in.height, perRow = tilesPerRow(width);
   const bool fma = __builtin_cpu_supports("fma");
   auto accumulateRow = fma ? accumulateRowFma : accumulateRowPlain;
   auto finalRow = fma ? finalRowFma : finalRowPlain;
-
+  KmeansCpuTile* const tiles = KmeansCpuScratchAccess::tiles(scratch).data();
+#pragma omp parallel for schedule(static)
+  for (int y = 0; y < height; ++y) describeRow(in.row(y), width, tiles + size_t(y) * perRow);
   float centres[kMaxClusters][3];
   if (params.init == KmeansInit::Uniform) {
     for (int j = 0; j < k; ++j) {
@@ -148,23 +247,23 @@ void kmeansCpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState& sta
       centres[j][2] = float(p.z);
     }
   } else if (params.init == KmeansInit::KmeansPlusPlus) {
-    kmeansPlusPlus(in, k, params.seed, centres);
+    kmeansPlusPlus(in, k, params.seed, centres, KmeansCpuScratchAccess::sample(scratch).data(),
+                   KmeansCpuScratchAccess::d2(scratch).data());
   } else {
     for (int j = 0; j < k; ++j)
       for (int c = 0; c < 3; ++c) centres[j][c] = state.centres[j][c];
   }
 
-  float4 coeff[kMaxClusters];
   float shift2 = INFINITY;
   int iterations = 0;
   while (iterations < params.maxIterations) {
-    for (int j = 0; j < k; ++j) coeff[j] = km::centreCoeffs(centres[j][0], centres[j][1], centres[j][2]);
+    const Centres now(centres, k);
     Sums total = {};
 #pragma omp parallel
     {
       Sums local = {};
 #pragma omp for schedule(static)
-      for (int y = 0; y < height; ++y) accumulateRow(in.row(y), width, coeff, k, local);
+      for (int y = 0; y < height; ++y) accumulateRow(in.row(y), tiles + size_t(y) * perRow, width, now, local);
 #pragma omp critical(vp_kmeans_cpu_sums)
       for (int j = 0; j < k; ++j)
         for (int f = 0; f < 4; ++f) total[j][f] += local[j][f];
@@ -186,16 +285,15 @@ void kmeansCpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState& sta
   }
 
   uchar4 colours[kMaxClusters];
-  for (int j = 0; j < k; ++j) {
-    coeff[j] = km::centreCoeffs(centres[j][0], centres[j][1], centres[j][2]);
+  for (int j = 0; j < k; ++j)
     colours[j] = make_uchar4(km::centreByte(centres[j][0]), km::centreByte(centres[j][1]),
                              km::centreByte(centres[j][2]), 0);
-  }
+  const Centres last(centres, k);
   uint64_t cost = 0;
 #pragma omp parallel for schedule(static) reduction(+ : cost)
   for (int y = 0; y < height; ++y)
-    cost += finalRow(in.row(y), out.row(y), labels ? labels + size_t(y) * width : nullptr, width, coeff, colours,
-                     k);
+    cost += finalRow(in.row(y), tiles + size_t(y) * perRow, out.row(y), labels ? labels + size_t(y) * width : nullptr,
+                     width, last, colours);
 
   for (int j = 0; j < k; ++j) {
     for (int c = 0; c < 3; ++c) state.centres[j][c] = centres[j][c];

@@ -123,6 +123,26 @@ struct SplitMix64 {
   }
 };
 
+// Per-tile candidate centres (kmeans_tiles.cuh has the reasoning). With d = coeff_a - coeff_b
+// (pairCoeffs), s_a - s_b is affine in the pixel, so its lowest value over a colour box
+// [lo, hi] is at the corner picked by the signs of d.x, d.y, d.z. When that exceeds
+// kCandidateMargin for some b, centre a is the nearest of no pixel in the box (valid while
+// every centre lies in [0, 255]): it never wins or ties, so dropping it leaves the argmin.
+constexpr float kCandidateMargin = 1.f;  // squared 8-bit levels
+__host__ __device__ inline float4 pairCoeffs(float4 a, float4 b) {
+  float4 d;
+  d.x = subRn(a.x, b.x);
+  d.y = subRn(a.y, b.y);
+  d.z = subRn(a.z, b.z);
+  d.w = subRn(a.w, b.w);
+  return d;
+}
+__host__ __device__ inline float pairMinOverBox(float4 d, float4 lo, float4 hi) {
+  float m = fmaRn(d.x, d.x >= 0.f ? lo.x : hi.x, d.w);
+  m = fmaRn(d.y, d.y >= 0.f ? lo.y : hi.y, m);
+  return fmaRn(d.z, d.z >= 0.f ? lo.z : hi.z, m);
+}
+
 // The kernel's compile-time cluster bucket for k (unused slots score +inf).
 __host__ __device__ constexpr int clusterBucket(int k) { return k <= 4 ? 4 : k <= 8 ? 8 : k <= 16 ? 16 : 32; }
 

@@ -24,7 +24,7 @@ namespace vp {
 namespace kmgpu {
 
 constexpr int kMaxTiles = 1024;          // tiles per block with boxes in shared memory (32 KB); more: plain pass
-constexpr float kCandidateMargin = 1.f;  // squared 8-bit levels (see above)
+using km::kCandidateMargin;  // squared 8-bit levels (see above)
 // Pair tests per lane and tile: lane L tests centre L % KB against L / KB + i * 32 / KB.
 template <int KB>
 constexpr int kPairTests = KB * KB / 32 > 0 ? KB * KB / 32 : 1;

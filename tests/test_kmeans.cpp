@@ -370,6 +370,28 @@ TEST(KmeansCpu, ArgumentChecks) {
   });
 }
 
+// One scratch serves every frame up to its size (its tiles indexed by the current width),
+// and refuses larger ones.
+TEST(KmeansCpu, ScratchServesSmallerFramesAndRefusesLarger) {
+  KmeansCpuScratch scratch(300, 40);
+  KmeansParams p;
+  p.k = 8, p.maxIterations = 6, p.epsilon = 0.f, p.init = KmeansInit::KmeansPlusPlus;
+  for (auto [w, h] : {std::pair{300, 40}, {37, 11}, {129, 40}, {300, 1}}) {
+    const HostImage& img = input(w, h, Input::Natural);
+    Result got{std::vector<uint8_t>(size_t(w) * h, 0xA5), HostImage(w, h), KmeansState{}};
+    test::poison(got.out);
+    kmeansCpu(img.cview(), got.out.view(), got.labels.data(), got.state, p, scratch);
+    SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+    expectSame(got, naiveLloyd(img, p, KmeansState{}), p.k);
+  }
+  HostImage wide(301, 40), tall(300, 41);
+  KmeansState s;
+  EXPECT_THROW(kmeansCpu(wide.cview(), wide.view(), nullptr, s, p, scratch), std::invalid_argument);
+  EXPECT_THROW(kmeansCpu(tall.cview(), tall.view(), nullptr, s, p, scratch), std::invalid_argument);
+  EXPECT_THROW(KmeansCpuScratch(0, 5), std::invalid_argument);
+  EXPECT_THROW(KmeansCpuScratch(5, 0), std::invalid_argument);
+}
+
 // ---- GPU vs CPU twin ----
 
 // Every launch variant of kmeansGpu (KmeansTuning); each must equal the CPU twin bit for bit.

@@ -123,10 +123,7 @@ __device__ __forceinline__ void pairConstants(const float4* coeff, int k, bool p
   for (int i = 0; i < kPairTests<KB>; ++i) {
     const int cb = lane / KB + i * (32 / KB);
     float4 d = make_float4(0.f, 0.f, 0.f, -INFINITY);
-    if (prune && ca < k && cb < k && cb != ca) {
-      const float4 ma = coeff[ca], mb = coeff[cb];
-      d = make_float4(__fsub_rn(ma.x, mb.x), __fsub_rn(ma.y, mb.y), __fsub_rn(ma.z, mb.z), __fsub_rn(ma.w, mb.w));
-    }
+    if (prune && ca < k && cb < k && cb != ca) d = km::pairCoeffs(coeff[ca], coeff[cb]);
     pairs[i * 32 + lane] = d;
   }
 }
@@ -140,14 +137,8 @@ __device__ __forceinline__ uint32_t tileCandidates(const TileBox& box, const flo
   const float4 lo = box.lo, hi = box.hi;
   bool dominated = false;
 #pragma unroll
-  for (int i = 0; i < kPairTests<KB>; ++i) {
-    const float4 d = pairs[i * 32 + lane];
-    // min over the box of s_a - s_b: each channel at its low end where the slope is >= 0
-    float m = __fmaf_rn(d.x, d.x >= 0.f ? lo.x : hi.x, d.w);
-    m = __fmaf_rn(d.y, d.y >= 0.f ? lo.y : hi.y, m);
-    m = __fmaf_rn(d.z, d.z >= 0.f ? lo.z : hi.z, m);
-    dominated |= m > kCandidateMargin;
-  }
+  for (int i = 0; i < kPairTests<KB>; ++i)
+    dominated |= km::pairMinOverBox(pairs[i * 32 + lane], lo, hi) > kCandidateMargin;
   uint32_t m = __ballot_sync(~0u, dominated);
 #pragma unroll
   for (int s = KB; s < 32; s <<= 1) m |= m >> s;

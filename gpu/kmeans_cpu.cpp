@@ -221,7 +221,7 @@ KmeansCpuScratch::KmeansCpuScratch(int maxWidth, int maxHeight) : maxWidth_(maxW
 }
 
 void kmeansCpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState& state, const KmeansParams& params) {
-  detail::checkKmeansArgs(in, out, params);
+  detail::checkKmeansArgs(in, out, params);  // before the scratch: an empty frame gets kmeans' message
   KmeansCpuScratch scratch(in.width, in.height);
   kmeansCpu(in, out, labels, state, params, scratch);
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Adds another commit's headless vp_bench and vidproc to a device bundle made by
-# scripts/gpu_bundle.sh, as bin/base/vp_bench and bin/base/vidproc, so that on the device
+# Adds another commit's headless vp_bench, vp_tests and vidproc to a device bundle made by
+# scripts/gpu_bundle.sh, as bin/base/vp_bench, bin/base/vp_tests and bin/base/vidproc, so that on the device
 # ".gpu/run base/vp_bench" (scripts/bench_ab.sh) and ".gpu/run base/vidproc"
 # (scripts/pipeline_ab.sh) run it beside the bundle's own build:
 #   scripts/gpu_bundle_base.sh COMMIT [OUT]     (OUT default .gpu)
@@ -20,12 +20,12 @@ else
   git -C "$root" worktree add -q --detach "$tree" "$commit"
 fi
 BUILD_DIR=$tree/build-server VP_CMAKE_ARGS="-DVP_WITH_WINDOW=OFF -DVP_WITH_DEVICES=OFF" \
-  VP_CUDA_ARCHS=${VP_CUDA_ARCHS:-90} "$tree/scripts/build.sh" vp_bench vidproc
+  VP_CUDA_ARCHS=${VP_CUDA_ARCHS:-90} "$tree/scripts/build.sh" vp_bench vp_tests vidproc
 staging=$(mktemp -d)
 trap 'rm -rf "$staging"' EXIT
 tar -C "$staging" -xJf "$out/bin.tar.xz"
 rm -rf "$staging/bin/base" && mkdir -p "$staging/bin/base"
-cp "$tree/build-server/tests/vp_bench" "$tree/build-server/vidproc" "$staging/bin/base/"
+cp "$tree/build-server/tests/vp_bench" "$tree/build-server/tests/vp_tests" "$tree/build-server/vidproc" "$staging/bin/base/"
 XZ_OPT=-T0 tar -C "$staging" -cJf "$out/bin.tar.xz" bin
 echo "added $(git -C "$root" log --oneline -1 "$commit") as base/ to $out/bin.tar.xz"
 du -sh "$out"

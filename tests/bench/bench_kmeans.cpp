@@ -256,18 +256,21 @@ void BM_KmeansWarm(benchmark::State& st) {
   p.init = KmeansInit::Uniform;  // the clip's first frame
   kmeansGpu(clip[0].view(), out.view(), labels.as<uint8_t>(), state.as<KmeansState>(), p, ws, s);
   p.init = KmeansInit::Warm;
-  Event start, stop;
+  RegionTimer timer(st);
   double iterations = 0;
   int i = 1;
   for (auto _ : st) {
     const int f = i < frames ? i : 2 * frames - 2 - i;  // back and forth: the motion never jumps
     i = (i + 1) % (2 * frames - 2);
-    start.record(s);
+    timer.begin(s);
     kmeansGpu(clip[f].view(), out.view(), labels.as<uint8_t>(), state.as<KmeansState>(), p, ws, s);
-    stop.record(s);
+    timer.end(s);
     VP_CUDA_CHECK(cudaMemcpyAsync(host.get(), state.get(), sizeof(KmeansState), cudaMemcpyDeviceToHost, s));
+    timer.release();
     s.synchronize();
-    st.SetIterationTime(double(Event::elapsedMs(start, stop)) * 1e-3);
+    double seconds = 0;
+    if (!timer.seconds(st, seconds)) return;
+    st.SetIterationTime(seconds);
     iterations += host.as<KmeansState>()->iterations;
   }
   st.counters["iters"] = iterations / double(st.iterations());

@@ -1,5 +1,6 @@
-// Google Benchmark helpers for GPU kernels: time with CUDA events (manual time),
-// skip cleanly without a device.
+// Google Benchmark helpers for GPU kernels: time with CUDA events (manual time), on an
+// idle stream or queued behind a host-held gate (VP_BENCH_QUEUED), and skip cleanly
+// without a device.
 #pragma once
 
 #include "gpu/cuda_resources.h"
@@ -7,6 +8,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include <atomic>
+#include <cstdlib>
 #include <cstring>
 
 namespace vp::test {
@@ -18,6 +21,77 @@ inline bool skipWithoutGpu(benchmark::State& state) {
   return true;
 }
 
+// Defined in bench/host_gate.cu: a kernel on `stream` that returns once gate[0] != 0, or
+// after timeoutNs with gate[1] = 1.
+void launchHostGate(volatile int* gate, unsigned long long timeoutNs, cudaStream_t stream);
+
+// Holds a stream until the host opens it (nvbench's "blocking kernel"): the launches
+// queued behind it reach the GPU together, so events around them time the GPU's work
+// and not the host's submission of the first launch.
+class HostGate {
+ public:
+  HostGate() : flags_(2 * sizeof(int)) {}  // pinned: the same address on the device (UVA)
+  void close(cudaStream_t stream) {
+    gate()[0] = 0;
+    gate()[1] = 0;
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    launchHostGate(gate(), 100'000'000ull, stream);  // 100 ms
+  }
+  void open() {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    gate()[0] = 1;
+  }
+  // After the stream has passed the gate: whether it gave up waiting.
+  bool timedOut() { return gate()[1] != 0; }
+
+ private:
+  volatile int* gate() { return flags_.as<int>(); }
+  PinnedBuffer flags_;
+};
+
+// VP_BENCH_QUEUED=1: every timed call is queued behind a HostGate ("queued" timing);
+// unset or 0: events around the call on an idle stream, so the first launch's submission
+// by the host (a few us) is inside the time, as for a frame the pipeline submits to an
+// idle GPU.
+inline bool queuedTiming() {
+  const char* v = std::getenv("VP_BENCH_QUEUED");
+  return v && std::strcmp(v, "0") != 0 && *v;
+}
+
+// Events around one region of a benchmark iteration, queued behind a HostGate when
+// queuedTiming(): begin(), the region's launches, end(), any further work of the
+// iteration (a readback), release(), then synchronize and read seconds().
+class RegionTimer {
+ public:
+  explicit RegionTimer(benchmark::State& state) : queued_(queuedTiming()) {
+    if (queued_) state.SetLabel("queued");
+  }
+  void begin(cudaStream_t stream) {
+    if (queued_) gate_.close(stream);
+    start_.record(stream);
+  }
+  void end(cudaStream_t stream) { stop_.record(stream); }
+  void release() {
+    if (queued_) gate_.open();
+  }
+  // After the stream has passed end(): the region's seconds; false (and the benchmark
+  // marked failed) when the gate gave up, i.e. the region waited for its own stream.
+  bool seconds(benchmark::State& state, double& s) {
+    stop_.synchronize();
+    if (queued_ && gate_.timedOut()) {
+      state.SkipWithError("queued timing: the call waited for its own stream (the gate timed out)");
+      return false;
+    }
+    s = double(Event::elapsedMs(start_, stop_)) * 1e-3;
+    return true;
+  }
+
+ private:
+  bool queued_;
+  HostGate gate_;
+  Event start_, stop_;
+};
+
 // Runs `launch(stream)` once per benchmark iteration and reports the time between
 // CUDA events around it as the iteration's manual time. Use with ->UseManualTime().
 // Warm-up launches run first so module load and first-touch stay out of the numbers.
@@ -25,13 +99,15 @@ template <class Launch>
 void timeCudaLoop(benchmark::State& state, cudaStream_t stream, Launch&& launch, int warmup = 3) {
   for (int i = 0; i < warmup; ++i) launch(stream);
   VP_CUDA_CHECK(cudaStreamSynchronize(stream));
-  Event start, stop;
+  RegionTimer timer(state);
   for (auto _ : state) {
-    start.record(stream);
+    timer.begin(stream);
     launch(stream);
-    stop.record(stream);
-    stop.synchronize();
-    state.SetIterationTime(double(Event::elapsedMs(start, stop)) * 1e-3);
+    timer.end(stream);
+    timer.release();
+    double seconds = 0;
+    if (!timer.seconds(state, seconds)) return;
+    state.SetIterationTime(seconds);
   }
 }
 

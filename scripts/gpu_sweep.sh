@@ -4,6 +4,8 @@
 #   scripts/gpu_bundle.sh .gpu
 #   (device, carry .gpu) scripts/gpu_sweep.sh .gpu build-server "$OUT" [parts]
 # parts: any of tests sanitize bench pipeline (default: all). Logs go to OUT.
+# VP_BENCH_QUEUED=1 times the kernel benchmarks queued behind a host-held gate (the GPU's
+# work without the first launch's submission; tests/support/cuda_bench.h).
 set -uo pipefail
 bundle=${1:-.gpu}; build=${2:-build-server}; out=${3:-${OUT:-/tmp/vp-sweep}}; parts=${4:-"tests sanitize bench pipeline"}
 mkdir -p "$out"

@@ -32,14 +32,14 @@ void Hud::draw(const HudData& data, const KeyMap& keys) {
   }
   const bool showStatus = !data.status.empty() && ImGui::GetTime() - statusSince_ < kStatusSeconds;
   if (visible) {
-    drawOverlay(data, showStatus);
+    drawOverlay(data, keys, showStatus);
   } else if (showStatus) {
     drawStatusOnly(data);  // feedback to a key press even with the HUD hidden
   }
   if (helpVisible) drawHelp(keys);
 }
 
-void Hud::drawOverlay(const HudData& d, bool showStatus) {
+void Hud::drawOverlay(const HudData& d, const KeyMap& keys, bool showStatus) {
   ImGui::SetNextWindowPos(ImVec2(kMargin, kMargin), ImGuiCond_Always);
   ImGui::SetNextWindowBgAlpha(kBgAlpha);
   if (!ImGui::Begin("##vp_hud", nullptr, kOverlayFlags)) {
@@ -105,7 +105,8 @@ void Hud::drawOverlay(const HudData& d, bool showStatus) {
     ImGui::Text("%s  live%s", position.c_str(), d.paused ? "   [paused]" : "");
   }
   if (showStatus) ImGui::TextColored(kStatusColor, "%s", d.status.c_str());
-  ImGui::TextColored(kDim, "? / F1: keys   h: hide");
+  const std::string hint = keys.describe("help") + ": keys   " + keys.describe("hud") + ": hide";  // UI-only path
+  ImGui::TextColored(kDim, "%s", hint.c_str());
   ImGui::End();
 }
 

@@ -25,7 +25,7 @@ class Hud {
   bool helpVisible = false;  // '?' / F1 toggles
 
  private:
-  void drawOverlay(const HudData& data, bool showStatus);
+  void drawOverlay(const HudData& data, const KeyMap& keys, bool showStatus);
   void drawStatusOnly(const HudData& data);
   void drawHelp(const KeyMap& keys);
 

@@ -3,6 +3,7 @@
 #include "app/input/commands.h"
 #include "app/input/control_channel.h"
 #include "support/clips.h"
+#include "support/threads.h"
 
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -195,9 +197,16 @@ TEST(ControlChannel, RegularFileIsTailed) {
   test::TempDir dir;
   const std::string file = dir.file("ctl.txt");
   writeTo(file, "radius 9\n", O_WRONLY | O_CREAT | O_TRUNC);
+  const std::set<pid_t> before = test::threadIds();
   ControlChannel ch(file);
+  pid_t reader = 0;  // the thread the channel started
+  for (pid_t id : test::threadIds())
+    if (!before.count(id)) reader = id;
+  ASSERT_NE(reader, 0);
   ASSERT_EQ(takeN(ch, 1).size(), 1u);
-  std::this_thread::sleep_for(std::chrono::milliseconds(250));  // the reader is at the end now
+  // A regular file never blocks a read, and nobody holds the channel's lock now: the
+  // reader sleeps only in its wait for the file to grow, i.e. it has read to the end.
+  ASSERT_TRUE(test::waitUntilBlocked(reader, 10)) << "the reader never reached the end of the file";
   writeTo(file, "pause\nresume\n", O_WRONLY | O_APPEND);
   std::vector<Command> got = takeN(ch, 2);
   ASSERT_EQ(got.size(), 2u);

@@ -1,7 +1,7 @@
 #include "app/synthetic_run.h"
 
 #include "app/frame_loop.h"
-#include "gpu/color_convert.h"
+#include "gpu/color/color_convert.h"
 #include "io/source.h"
 
 #include <spdlog/spdlog.h>

@@ -1,4 +1,4 @@
-// Maps decoded AVFrames onto vp's native frame layouts (gpu/pixel_format.h)
+// Maps decoded AVFrames onto vp's native frame layouts (gpu/color/pixel_format.h)
 // and writes them tightly packed (rowAlign 1) into host memory.
 //
 // Native formats are copied plane by plane. Anything else goes through swscale
@@ -9,7 +9,7 @@
 // frame's ColorSpace stays valid for the GPU converter.
 #pragma once
 
-#include "gpu/pixel_format.h"
+#include "gpu/color/pixel_format.h"
 #include "io/av_util.h"
 
 namespace vp::av {

@@ -3,7 +3,7 @@
 // bytes, far cheaper than decoding it; GPU kernels stay rotation-free.
 #pragma once
 
-#include "gpu/pixel_format.h"
+#include "gpu/color/pixel_format.h"
 
 #include <cstdint>
 

@@ -2,7 +2,7 @@
 // max |difference| <= 1 level per channel, alpha exact), GPU against the CPU twin
 // (exact, poisoned outputs, tight and padded layouts), the RGBA -> yuv420p -> RGBA round
 // trip, and argument checks.
-#include "gpu/color_convert.h"
+#include "gpu/color/color_convert.h"
 #include "support/gpu_test.h"
 #include "support/images.h"
 

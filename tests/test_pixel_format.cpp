@@ -1,4 +1,4 @@
-#include "gpu/pixel_format.h"
+#include "gpu/color/pixel_format.h"
 
 #include <gtest/gtest.h>
 

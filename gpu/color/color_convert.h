@@ -21,7 +21,7 @@
 #pragma once
 
 #include "gpu/image.h"
-#include "gpu/pixel_format.h"
+#include "gpu/color/pixel_format.h"
 
 #include <cuda_runtime_api.h>
 

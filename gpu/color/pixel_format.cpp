@@ -1,4 +1,4 @@
-#include "pixel_format.h"
+#include "gpu/color/pixel_format.h"
 
 #include <stdexcept>
 

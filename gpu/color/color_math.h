@@ -25,7 +25,7 @@
 #pragma once
 
 #include "gpu/image.h"
-#include "gpu/pixel_format.h"
+#include "gpu/color/pixel_format.h"
 
 #include <cmath>
 #include <cstddef>

@@ -10,9 +10,9 @@
 // byte path (color::pixelAt), which is also the CPU twin. Both paths do the same integer
 // arithmetic, so GPU == CPU exactly.
 // Cost: O(w*h); about 12 B read + 32 B written per 4:2:0 tile, bandwidth bound.
-#include "gpu/color_convert.h"
+#include "gpu/color/color_convert.h"
 
-#include "gpu/color_math.h"
+#include "gpu/color/color_math.h"
 #include "gpu/cuda_check.h"
 
 #include <cstdint>

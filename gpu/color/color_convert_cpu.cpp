@@ -2,9 +2,9 @@
 // Per pixel they run the same integer arithmetic (color_math.h) as the kernels' edge
 // path, so their bytes are the kernels' bytes; rows are split over OpenMP threads and
 // each output byte depends on its inputs only (deterministic).
-#include "gpu/color_convert.h"
+#include "gpu/color/color_convert.h"
 
-#include "gpu/color_math.h"
+#include "gpu/color/color_math.h"
 
 #include <stdexcept>
 #include <string>

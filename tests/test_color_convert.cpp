@@ -109,6 +109,7 @@ HostImage refToRgba(const Frame& f, ColorSpace cs) {
         case PixelFormat::Bgr24: { const uint8_t* q = f.at(0, 3 * x, y); o = make_uchar4(q[2], q[1], q[0], 255); break; }
         case PixelFormat::Rgba: { const uint8_t* q = f.at(0, 4 * x, y); o = make_uchar4(q[0], q[1], q[2], q[3]); break; }
         case PixelFormat::Bgra: { const uint8_t* q = f.at(0, 4 * x, y); o = make_uchar4(q[2], q[1], q[0], q[3]); break; }
+        default: ADD_FAILURE() << "10-bit formats: test_color_convert_deep.cpp"; return out;
       }
     }
   return out;
@@ -175,6 +176,7 @@ Frame naturalFrame(PixelFormat f, int w, int h, ColorSpace cs) {
         case PixelFormat::Bgra:
           put(0, 4 * x, y, q.z), put(0, 4 * x + 1, y, q.y), put(0, 4 * x + 2, y, q.x), put(0, 4 * x + 3, y, 200);
           break;
+        default: ADD_FAILURE() << "10-bit formats: test_color_convert_deep.cpp"; return fr;
       }
     }
   return fr;

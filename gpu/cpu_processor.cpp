@@ -2,7 +2,7 @@
 // submit(). Used when no CUDA device is present (and as the reference on one).
 // Slots only hold finished outputs until the caller releases them.
 #include "gpu/box_blur.h"
-#include "gpu/color_convert.h"
+#include "gpu/color/color_convert.h"
 #include "gpu/kmeans.h"
 #include "gpu/kmeans_schedule.h"
 #include "gpu/processor.h"

@@ -8,7 +8,7 @@
 // warmFrom); uploads, packs and downloads still overlap. Stage times are read only from
 // slots whose last event has completed: no device-wide sync.
 #include "gpu/box_blur.h"
-#include "gpu/color_convert.h"
+#include "gpu/color/color_convert.h"
 #include "gpu/cuda_resources.h"
 #include "gpu/device_info.h"
 #include "gpu/kmeans.h"

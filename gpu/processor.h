@@ -12,7 +12,7 @@
 
 #include "gpu/box_blur.h"
 #include "gpu/kmeans.h"
-#include "gpu/pixel_format.h"
+#include "gpu/color/pixel_format.h"
 
 #include <vector_types.h>
 

@@ -211,12 +211,17 @@ void FfmpegSource::emitFrame(const AVFrame& f) {
   ++framesThisPass_;
   countFrame();
 
+  const bool colorChanged = colorReport_.note(f, av::frameMatrix(f));
   const char* name = av_get_pix_fmt_name(AVPixelFormat(f.format));
-  if ((name && lastFormatName_ != name) || shown.width != info_.width || shown.height != info_.height) {
+  if ((name && lastFormatName_ != name) || shown.width != info_.width || shown.height != info_.height ||
+      colorChanged) {
     std::lock_guard<std::mutex> lock(mutex_);
     info_.width = shown.width;
     info_.height = shown.height;
     if (name) info_.pixelFormat = lastFormatName_ = name;
+    info_.surfaceFormat = pixelFormatName(shown.format);
+    info_.colorMatrix = colorReport_.matrixText();
+    info_.hdr = colorReport_.hdrText();
   }
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "io/av_util.h"
+#include "io/color_report.h"
 #include "io/memory_input.h"
 #include "io/pixel_format_map.h"
 #include "io/source.h"
@@ -89,6 +90,7 @@ class FfmpegSource final : public Source {
 
   // Decode-thread state (only the decode thread touches these once started).
   av::FrameWriter writer_;
+  av::ColorReport colorReport_{options_.url};
   std::vector<uint8_t> unrotated_;  // a frame before rotation; grows on size changes only
   av::FramePtr frame_;
   uint32_t frameSerial_ = 0;        // serial stamped on frames

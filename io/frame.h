@@ -1,7 +1,7 @@
-// One decoded frame in host memory, in its native layout (see gpu/pixel_format.h).
+// One decoded frame in host memory, in its native layout (see gpu/color/pixel_format.h).
 #pragma once
 
-#include "gpu/pixel_format.h"
+#include "gpu/color/pixel_format.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -29,6 +29,10 @@ bool nativeFormat(AVPixelFormat f, NativeFormat& out) {
     case AV_PIX_FMT_RGBA: out.format = PixelFormat::Rgba; return true;
     case AV_PIX_FMT_BGR0: out.opaqueAlpha = true; [[fallthrough]];
     case AV_PIX_FMT_BGRA: out.format = PixelFormat::Bgra; return true;
+    case AV_PIX_FMT_YUV420P10LE: out.format = PixelFormat::Yuv420p10; return true;
+    case AV_PIX_FMT_YUV422P10LE: out.format = PixelFormat::Yuv422p10; return true;
+    case AV_PIX_FMT_YUV444P10LE: out.format = PixelFormat::Yuv444p10; return true;
+    case AV_PIX_FMT_P010LE: out.format = PixelFormat::P010; return true;
     default: return false;
   }
 }
@@ -39,8 +43,10 @@ AVPixelFormat conversionTarget(AVPixelFormat f) {
   if (d->flags & (AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_BAYER))
     return (d->flags & (AV_PIX_FMT_FLAG_ALPHA | AV_PIX_FMT_FLAG_PAL)) ? AV_PIX_FMT_RGBA : AV_PIX_FMT_RGB24;
   if (d->nb_components <= 2) return AV_PIX_FMT_GRAY8;  // gray, gray+alpha
-  if (d->log2_chroma_w == 0 && d->log2_chroma_h == 0) return AV_PIX_FMT_YUV444P;
-  if (d->log2_chroma_w == 1 && d->log2_chroma_h == 0) return AV_PIX_FMT_YUV422P;
+  const bool deep = d->comp[0].depth > 8;  // keep 10 bits of 12- and 16-bit YUV
+  if (d->log2_chroma_w == 0 && d->log2_chroma_h == 0) return deep ? AV_PIX_FMT_YUV444P10LE : AV_PIX_FMT_YUV444P;
+  if (d->log2_chroma_w == 1 && d->log2_chroma_h == 0) return deep ? AV_PIX_FMT_YUV422P10LE : AV_PIX_FMT_YUV422P;
+  if (deep && d->log2_chroma_w == 1 && d->log2_chroma_h == 1) return AV_PIX_FMT_YUV420P10LE;
   return AV_PIX_FMT_YUV420P;
 }
 
@@ -49,9 +55,29 @@ bool isJpegFormat(AVPixelFormat f) {
          f == AV_PIX_FMT_YUVJ411P || f == AV_PIX_FMT_YUVJ440P;
 }
 
+ColorMatrix guessMatrix(int width, int height) {
+  return width >= 1280 || height > 576 ? ColorMatrix::Bt709 : ColorMatrix::Bt601;
+}
+
+MatrixChoice frameMatrix(const AVFrame& f) {
+  switch (enumValue(f.colorspace)) {
+    case AVCOL_SPC_BT709: return {ColorMatrix::Bt709, MatrixChoice::Tagged};
+    case AVCOL_SPC_BT470BG:
+    case AVCOL_SPC_SMPTE170M: return {ColorMatrix::Bt601, MatrixChoice::Tagged};
+    case AVCOL_SPC_BT2020_NCL: return {ColorMatrix::Bt2020, MatrixChoice::Tagged};
+    // Close relatives, read with the nearest supported matrix.
+    case AVCOL_SPC_FCC: return {ColorMatrix::Bt601, MatrixChoice::Approximated};
+    case AVCOL_SPC_SMPTE240M: return {ColorMatrix::Bt709, MatrixChoice::Approximated};
+    case AVCOL_SPC_BT2020_CL: return {ColorMatrix::Bt2020, MatrixChoice::Approximated};
+    case AVCOL_SPC_UNSPECIFIED:
+    case AVCOL_SPC_RESERVED: return {guessMatrix(f.width, f.height), MatrixChoice::Guessed};
+    default: return {guessMatrix(f.width, f.height), MatrixChoice::Unsupported};
+  }
+}
+
 ColorSpace frameColorSpace(const AVFrame& f, const NativeFormat& native) {
   ColorSpace c;
-  c.matrix = enumValue(f.colorspace) == AVCOL_SPC_BT709 ? ColorMatrix::Bt709 : ColorMatrix::Bt601;
+  c.matrix = frameMatrix(f).matrix;
   const int range = enumValue(f.color_range);
   const PixelFormat p = native.format;
   const bool rgb = p == PixelFormat::Rgb24 || p == PixelFormat::Bgr24 || p == PixelFormat::Rgba ||
@@ -73,6 +99,7 @@ void FrameWriter::plan(const AVFrame& f, FrameLayout& layout, ColorSpace& color,
   if (forRotation &&
       (target == AV_PIX_FMT_YUV422P || target == AV_PIX_FMT_YUVJ422P || target == AV_PIX_FMT_YUYV422))
     target = AV_PIX_FMT_YUV444P;
+  if (forRotation && target == AV_PIX_FMT_YUV422P10LE) target = AV_PIX_FMT_YUV444P10LE;
   target_ = target == src ? AV_PIX_FMT_NONE : target;
   if (target_ != AV_PIX_FMT_NONE) {
     const bool full = native.fullRange;

@@ -1,15 +1,16 @@
-// Maps decoded AVFrames onto vp's native frame layouts (gpu/pixel_format.h)
+// Maps decoded AVFrames onto vp's native frame layouts (gpu/color/pixel_format.h)
 // and writes them tightly packed (rowAlign 1) into host memory.
 //
-// Native formats are copied plane by plane. Anything else goes through swscale
-// once, into the nearest native 8-bit format: YUV 4:4:4 -> yuv444p, 4:2:2 ->
-// yuv422p, other YUV (10-bit 4:2:0, p010, yuv410p ...) -> yuv420p, high-depth
-// gray -> gray, RGB-like (gbrp, rgb48, pal8, bayer ...) -> rgb24, or rgba when
-// the source has alpha. No YUV<->RGB matrix is applied on the CPU, so the
+// Native formats (8-bit ones, yuv420p10le / yuv422p10le / yuv444p10le and p010le)
+// are copied plane by plane. Anything else goes through swscale once, into the
+// nearest native format: deeper YUV (12-bit, 16-bit ...) -> the 10-bit layout of
+// its subsampling, 8-bit YUV 4:4:4 -> yuv444p, 4:2:2 -> yuv422p, other YUV
+// (yuv410p, yuv411p ...) -> yuv420p, high-depth gray -> gray, RGB-like (gbrp,
+// rgb48, pal8, bayer ...) -> rgb24, or rgba when the source has alpha. No YUV<->RGB matrix is applied on the CPU, so the
 // frame's ColorSpace stays valid for the GPU converter.
 #pragma once
 
-#include "gpu/pixel_format.h"
+#include "gpu/color/pixel_format.h"
 #include "io/av_util.h"
 
 namespace vp::av {
@@ -22,14 +23,30 @@ struct NativeFormat {
 };
 bool nativeFormat(AVPixelFormat f, NativeFormat& out);
 
-// The native 8-bit format a non-native one is converted into.
+// The native format a non-native one is converted into.
 AVPixelFormat conversionTarget(AVPixelFormat f);
 
 // yuvj*: full-range YUV whatever the frame says.
 bool isJpegFormat(AVPixelFormat f);
 
-// BT.709 when the frame says so, else BT.601; range from the frame (or the
-// yuvj format), unspecified = limited for YUV, full for gray and RGB.
+// The YUV matrix a frame is converted with, and how it was chosen.
+struct MatrixChoice {
+  enum How : uint8_t {
+    Tagged,        // the stream names a supported matrix (BT.601 / 709 / 2020 NCL)
+    Guessed,       // unspecified: guessed from the frame size (guessMatrix)
+    Approximated,  // a close relative (FCC -> 601, SMPTE 240M -> 709, BT.2020 CL -> 2020 NCL)
+    Unsupported,   // another matrix (YCgCo, ICtCp, RGB ...): guessed from the size
+  };
+  ColorMatrix matrix = ColorMatrix::Bt601;
+  How how = Tagged;
+};
+// What players guess for an unspecified matrix: BT.709 for HD (width >= 1280 or
+// height > 576, mpv's rule), else BT.601.
+ColorMatrix guessMatrix(int width, int height);
+MatrixChoice frameMatrix(const AVFrame& f);
+
+// Matrix from frameMatrix; range from the frame (or the yuvj format), unspecified =
+// limited for YUV, full for gray and RGB.
 ColorSpace frameColorSpace(const AVFrame& f, const NativeFormat& native);
 
 // Writes decoded frames into tightly packed native layouts. Owns the swscale

@@ -12,6 +12,13 @@ size_t sampleBytes(PixelFormat f, int p) {
   switch (f) {
     case PixelFormat::Nv12:
       return p == 0 ? 1 : 2;
+    case PixelFormat::P010:
+      return p == 0 ? 2 : 4;
+    case PixelFormat::Yuv420p10:
+    case PixelFormat::Yuv422p10:
+    case PixelFormat::Yuv444p10:
+    case PixelFormat::Yuv444p16:
+      return 2;
     case PixelFormat::Rgb24:
     case PixelFormat::Bgr24:
       return 3;
@@ -52,7 +59,7 @@ void rotatePlane(const uint8_t* s, size_t sPitch, int cols, int rows, size_t byt
 }  // namespace
 
 bool canRotate(PixelFormat format) {
-  return format != PixelFormat::Yuv422p && format != PixelFormat::Yuyv422;
+  return format != PixelFormat::Yuv422p && format != PixelFormat::Yuyv422 && format != PixelFormat::Yuv422p10;
 }
 
 FrameLayout rotatedLayout(const FrameLayout& src, int degrees) {

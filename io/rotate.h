@@ -3,14 +3,14 @@
 // bytes, far cheaper than decoding it; GPU kernels stay rotation-free.
 #pragma once
 
-#include "gpu/pixel_format.h"
+#include "gpu/color/pixel_format.h"
 
 #include <cstdint>
 
 namespace vp {
 
 // True for layouts whose planes can be turned as they are: every format but the
-// 4:2:2 ones (yuv422p, yuyv422), whose chroma would no longer be 4:2:2.
+// 4:2:2 ones (yuv422p, yuv422p10, yuyv422), whose chroma would no longer be 4:2:2.
 bool canRotate(PixelFormat format);
 
 // The layout of a `src` frame turned clockwise by `degrees` (0, 90, 180, 270).

@@ -47,6 +47,10 @@ struct SourceInfo {
   double fps = 0;            // average frame rate, 0 if unknown
   int64_t durationUs = 0;    // 0 if unknown or live
   bool seekable = false;
+  std::string decodePath = "software";  // "nvdec" (frames stay on the GPU) or "software"
+  std::string surfaceFormat;  // layout the GPU converter reads: "nv12", "p010le", "yuv420p10le" ...
+  std::string colorMatrix;    // matrix used and how it was chosen: "bt709", "bt601 (guessed: ...)"
+  std::string hdr;            // "" for SDR, else e.g. "PQ (smpte2084), shown without tone mapping"
 };
 
 struct SourceStats {

@@ -2,7 +2,7 @@
 // max |difference| <= 1 level per channel, alpha exact), GPU against the CPU twin
 // (exact, poisoned outputs, tight and padded layouts), the RGBA -> yuv420p -> RGBA round
 // trip, and argument checks.
-#include "gpu/color_convert.h"
+#include "gpu/color/color_convert.h"
 #include "support/gpu_test.h"
 #include "support/images.h"
 
@@ -109,6 +109,7 @@ HostImage refToRgba(const Frame& f, ColorSpace cs) {
         case PixelFormat::Bgr24: { const uint8_t* q = f.at(0, 3 * x, y); o = make_uchar4(q[2], q[1], q[0], 255); break; }
         case PixelFormat::Rgba: { const uint8_t* q = f.at(0, 4 * x, y); o = make_uchar4(q[0], q[1], q[2], q[3]); break; }
         case PixelFormat::Bgra: { const uint8_t* q = f.at(0, 4 * x, y); o = make_uchar4(q[2], q[1], q[0], q[3]); break; }
+        default: ADD_FAILURE() << "10-bit formats: test_color_convert_deep.cpp"; return out;
       }
     }
   return out;
@@ -175,6 +176,7 @@ Frame naturalFrame(PixelFormat f, int w, int h, ColorSpace cs) {
         case PixelFormat::Bgra:
           put(0, 4 * x, y, q.z), put(0, 4 * x + 1, y, q.y), put(0, 4 * x + 2, y, q.x), put(0, 4 * x + 3, y, 200);
           break;
+        default: ADD_FAILURE() << "10-bit formats: test_color_convert_deep.cpp"; return fr;
       }
     }
   return fr;

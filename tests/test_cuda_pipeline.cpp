@@ -1,7 +1,7 @@
 // The processing backends end to end: the CUDA pipeline (N streams, warm-started
 // K-means chained across frames) gives the same bytes as the CPU backend, frame by
 // frame, and its streams really overlap.
-#include "gpu/color_convert.h"
+#include "gpu/color/color_convert.h"
 #include "gpu/cuda_resources.h"
 #include "gpu/processor.h"
 #include "support/gpu_test.h"

@@ -4,7 +4,7 @@
 // upright) and 8K. Each output is lossless (ffv1) and equals the CPU twin of the
 // processing applied to the source's own decoded frames, frame for frame.
 #include "gpu/box_blur.h"
-#include "gpu/color_convert.h"
+#include "gpu/color/color_convert.h"
 #include "support/clips.h"
 #include "support/run_program.h"
 

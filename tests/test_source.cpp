@@ -1,5 +1,6 @@
 // FfmpegSource on clips encoded by the test itself: formats, timing, pixels,
 // size changes, loop, seek, stop, bad and damaged inputs.
+#include "io/color_report.h"
 #include "io/pixel_format_map.h"
 #include "io/rotate.h"
 #include "io/source.h"
@@ -7,6 +8,10 @@
 #include "support/images.h"
 
 #include <gtest/gtest.h>
+
+extern "C" {
+#include <libavutil/pixdesc.h>
+}
 
 #include <algorithm>
 #include <chrono>
@@ -136,8 +141,14 @@ INSTANTIATE_TEST_SUITE_P(
         FormatCase{"ffv1_yuv444p", "ffv1", "yuv444p", "mkv", 33, 17, 25, PixelFormat::Yuv444p, kLim, "", 0,
                    0},
         FormatCase{"ffv1_gray", "ffv1", "gray", "mkv", 33, 17, 25, PixelFormat::Gray, kFull, "", 0, 0},
-        FormatCase{"ffv1_yuv420p10le", "ffv1", "yuv420p10le", "mkv", 64, 48, 25, PixelFormat::Yuv420p, kLim,
-                   "yuv420p", 2, 0.6},
+        FormatCase{"ffv1_yuv420p10le", "ffv1", "yuv420p10le", "mkv", 64, 48, 25, PixelFormat::Yuv420p10, kLim,
+                   "", 0, 0},
+        FormatCase{"ffv1_yuv422p10le_odd", "ffv1", "yuv422p10le", "mkv", 33, 17, 25, PixelFormat::Yuv422p10, kLim,
+                   "", 0, 0},
+        FormatCase{"ffv1_yuv444p10le", "ffv1", "yuv444p10le", "mkv", 64, 48, 25, PixelFormat::Yuv444p10, kLim,
+                   "", 0, 0},
+        FormatCase{"raw_p010le_odd", "rawvideo", "p010le", "nut", 34, 17, 30, PixelFormat::P010, kLim, "", 0, 0},
+
         FormatCase{"raw_yuyv422_odd", "rawvideo", "yuyv422", "nut", 33, 17, 30, PixelFormat::Yuyv422, kLim,
                    "", 0, 0},
         FormatCase{"raw_nv12", "rawvideo", "nv12", "nut", 64, 48, 30, PixelFormat::Nv12, kLim, "", 0, 0},
@@ -527,6 +538,76 @@ TEST(Source, OutOfRangeColourFieldsFromTheStreamAreUnspecified) {
   std::memcpy(&f->color_range, &full, sizeof full);
   EXPECT_EQ(av::frameColorSpace(*f, native).matrix, ColorMatrix::Bt709);
   EXPECT_EQ(av::frameColorSpace(*f, native).range, ColorRange::Full);
+}
+
+// Matrices: tagged ones as they are, BT.2020 NCL read as such, close relatives
+// approximated, unspecified and unsupported ones guessed from the frame size as
+// players do (HD -> BT.709, SD -> BT.601).
+TEST(Source, ColourMatrixFromTheFrameOrGuessedFromItsSize) {
+  av::FramePtr f = av::makeFrame();
+  f->format = AV_PIX_FMT_YUV420P10LE;
+  struct Case {
+    AVColorSpace tag;
+    int w, h;
+    ColorMatrix want;
+    av::MatrixChoice::How how;
+  };
+  using M = av::MatrixChoice;
+  for (const Case& c : {Case{AVCOL_SPC_BT709, 640, 480, ColorMatrix::Bt709, M::Tagged},
+                        Case{AVCOL_SPC_SMPTE170M, 1920, 1080, ColorMatrix::Bt601, M::Tagged},
+                        Case{AVCOL_SPC_BT470BG, 1920, 1080, ColorMatrix::Bt601, M::Tagged},
+                        Case{AVCOL_SPC_BT2020_NCL, 3840, 2160, ColorMatrix::Bt2020, M::Tagged},
+                        Case{AVCOL_SPC_BT2020_CL, 3840, 2160, ColorMatrix::Bt2020, M::Approximated},
+                        Case{AVCOL_SPC_UNSPECIFIED, 1920, 1080, ColorMatrix::Bt709, M::Guessed},
+                        Case{AVCOL_SPC_UNSPECIFIED, 1280, 720, ColorMatrix::Bt709, M::Guessed},
+                        Case{AVCOL_SPC_UNSPECIFIED, 720, 576, ColorMatrix::Bt601, M::Guessed},
+                        Case{AVCOL_SPC_UNSPECIFIED, 1024, 768, ColorMatrix::Bt709, M::Guessed},
+                        Case{AVCOL_SPC_UNSPECIFIED, 64, 48, ColorMatrix::Bt601, M::Guessed},
+                        Case{AVCOL_SPC_YCGCO, 1920, 1080, ColorMatrix::Bt709, M::Unsupported},
+                        Case{AVCOL_SPC_ICTCP, 720, 480, ColorMatrix::Bt601, M::Unsupported}}) {
+    f->colorspace = c.tag;
+    f->width = c.w;
+    f->height = c.h;
+    SCOPED_TRACE(std::string(av_color_space_name(c.tag)) + " " + std::to_string(c.w) + "x" + std::to_string(c.h));
+    const av::MatrixChoice m = av::frameMatrix(*f);
+    EXPECT_EQ(m.matrix, c.want);
+    EXPECT_EQ(m.how, c.how);
+    av::NativeFormat native;
+    ASSERT_TRUE(av::nativeFormat(AV_PIX_FMT_YUV420P10LE, native));
+    EXPECT_EQ(av::frameColorSpace(*f, native).matrix, c.want);
+  }
+}
+
+// Deeper YUV keeps 10 of its bits (swscale into the 10-bit layout), not 8.
+TEST(Source, DeepYuvIsConvertedToTenBits) {
+  EXPECT_EQ(av::conversionTarget(AV_PIX_FMT_YUV420P12LE), AV_PIX_FMT_YUV420P10LE);
+  EXPECT_EQ(av::conversionTarget(AV_PIX_FMT_YUV422P12LE), AV_PIX_FMT_YUV422P10LE);
+  EXPECT_EQ(av::conversionTarget(AV_PIX_FMT_YUV444P16LE), AV_PIX_FMT_YUV444P10LE);
+  EXPECT_EQ(av::conversionTarget(AV_PIX_FMT_YUV420P10BE), AV_PIX_FMT_YUV420P10LE);
+  EXPECT_EQ(av::conversionTarget(AV_PIX_FMT_YUV410P), AV_PIX_FMT_YUV420P);
+  EXPECT_EQ(av::conversionTarget(AV_PIX_FMT_P016LE), AV_PIX_FMT_YUV420P10LE);
+}
+
+// The colour report names each guess, approximation and HDR transfer in its text.
+TEST(Source, ColourReportDescribesGuessesAndHdr) {
+  av::FramePtr f = av::makeFrame();
+  f->width = 1920;
+  f->height = 1080;
+  av::ColorReport report("clip");
+  EXPECT_TRUE(report.note(*f, av::frameMatrix(*f)));
+  EXPECT_EQ(report.matrixText(), "bt709 (guessed: unspecified, 1920x1080)");
+  EXPECT_EQ(report.hdrText(), "");
+  EXPECT_FALSE(report.note(*f, av::frameMatrix(*f)));  // nothing new
+  f->colorspace = AVCOL_SPC_BT2020_NCL;
+  f->color_trc = AVCOL_TRC_SMPTE2084;
+  EXPECT_TRUE(report.note(*f, av::frameMatrix(*f)));
+  EXPECT_EQ(report.matrixText(), "bt2020nc");
+  EXPECT_EQ(report.hdrText(), "PQ (smpte2084), shown without tone mapping");
+  f->color_trc = AVCOL_TRC_ARIB_STD_B67;
+  f->colorspace = AVCOL_SPC_YCGCO;
+  EXPECT_TRUE(report.note(*f, av::frameMatrix(*f)));
+  EXPECT_EQ(report.matrixText(), "bt709 (guessed: ycgco unsupported, 1920x1080)");
+  EXPECT_EQ(report.hdrText(), "HLG (arib-std-b67), shown without tone mapping");
 }
 
 // An input read from memory gives exactly what the same file gives.

@@ -1,7 +1,7 @@
 #include "app/player/benchmark_modes.h"
 
 #include "app/player/source_setup.h"
-#include "gpu/color_convert.h"
+#include "gpu/color/color_convert.h"
 #include "io/source.h"
 
 #include <spdlog/spdlog.h>

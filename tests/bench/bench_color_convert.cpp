@@ -2,7 +2,7 @@
 // 4K for yuv420p / nv12), RGBA8 -> yuv420p on the GPU, and the CPU twin for yuv420p.
 // Inputs are tightly packed (frameLayout(..., 1)) in device memory; the RGBA image is
 // pitched (cudaMallocPitch). Bytes processed = bytes read + bytes written.
-#include "gpu/color_convert.h"
+#include "gpu/color/color_convert.h"
 #include "support/cuda_bench.h"
 #include "support/images.h"
 

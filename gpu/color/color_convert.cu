@@ -10,9 +10,9 @@
 // byte path (color::pixelAt), which is also the CPU twin. Both paths do the same integer
 // arithmetic, so GPU == CPU exactly.
 // Cost: O(w*h); about 12 B read + 32 B written per 4:2:0 tile, bandwidth bound.
-#include "gpu/color_convert.h"
+#include "gpu/color/color_convert.h"
 
-#include "gpu/color_math.h"
+#include "gpu/color/color_math.h"
 #include "gpu/cuda_check.h"
 
 #include <cstdint>
@@ -31,7 +31,18 @@ constexpr int kBlockY = 8;   // threads per block along y
 
 template <PixelFormat F>
 constexpr int tileRows() {
-  return (F == PixelFormat::Yuv420p || F == PixelFormat::Nv12) ? 2 : 1;
+  return (F == PixelFormat::Yuv420p || F == PixelFormat::Nv12 || F == PixelFormat::Yuv420p10 ||
+          F == PixelFormat::P010)
+             ? 2
+             : 1;
+}
+
+// 10-bit formats: samples are read with byte loads (color::pixelAt); full tiles still
+// store 16 bytes per row.
+template <PixelFormat F>
+constexpr bool isDeep() {
+  return F == PixelFormat::Yuv420p10 || F == PixelFormat::Yuv422p10 || F == PixelFormat::Yuv444p10 ||
+         F == PixelFormat::P010 || F == PixelFormat::Yuv444p16;
 }
 
 // Byte alignment the wide path needs of each plane's base and pitch (0 = unused).
@@ -48,8 +59,8 @@ constexpr int planeAlign(int p) {
     case PixelFormat::Bgr24: return p == 0 ? 4 : 0;
     case PixelFormat::Rgba:
     case PixelFormat::Bgra: return p == 0 ? 16 : 0;
+    default: return 0;  // 10-bit formats: byte loads
   }
-  return 0;
 }
 
 bool aligned(const void* p, size_t pitch, size_t a) { return ((reinterpret_cast<uintptr_t>(p) | pitch) % a) == 0; }
@@ -82,7 +93,11 @@ __device__ __forceinline__ void fastTile(const PlanarView& s, const RgbaView& d,
                                          const YuvToRgbCoeffs& c) {
   const uint8_t* r0 = s.data[0] + size_t(y0) * s.pitch[0];
   uchar4* out = d.row(y0) + x0;
-  if constexpr (F == PixelFormat::Yuv420p || F == PixelFormat::Nv12) {
+  if constexpr (isDeep<F>()) {
+    for (int y = y0; y < y0 + tileRows<F>() && y < d.height; ++y)
+      st16(d.row(y) + x0, color::pixelAt<F>(s, x0, y, c), color::pixelAt<F>(s, x0 + 1, y, c),
+           color::pixelAt<F>(s, x0 + 2, y, c), color::pixelAt<F>(s, x0 + 3, y, c));
+  } else if constexpr (F == PixelFormat::Yuv420p || F == PixelFormat::Nv12) {
     const bool two = y0 + 1 < d.height;  // odd height: the last tile has one row
     const uint32_t ya = ld32(r0 + x0);
     const uint32_t yb = two ? ld32(r0 + s.pitch[0] + x0) : 0u;
@@ -232,8 +247,13 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
 
 void convertToRgbaGpu(const PlanarView& src, RgbaView dst, ColorSpace color, cudaStream_t stream) {
   detail::checkToRgbaArgs(src, dst, "convertToRgbaGpu");
-  const YuvToRgbCoeffs c = color::yuvToRgbCoeffs(color);
+  const YuvToRgbCoeffs c = color::yuvToRgbCoeffs(color, pixelFormatDepth(src.format));
   switch (src.format) {
+    case PixelFormat::Yuv420p10: return launchToRgba<PixelFormat::Yuv420p10>(src, dst, c, stream);
+    case PixelFormat::Yuv422p10: return launchToRgba<PixelFormat::Yuv422p10>(src, dst, c, stream);
+    case PixelFormat::Yuv444p10: return launchToRgba<PixelFormat::Yuv444p10>(src, dst, c, stream);
+    case PixelFormat::P010: return launchToRgba<PixelFormat::P010>(src, dst, c, stream);
+    case PixelFormat::Yuv444p16: return launchToRgba<PixelFormat::Yuv444p16>(src, dst, c, stream);
     case PixelFormat::Yuv420p: return launchToRgba<PixelFormat::Yuv420p>(src, dst, c, stream);
     case PixelFormat::Nv12: return launchToRgba<PixelFormat::Nv12>(src, dst, c, stream);
     case PixelFormat::Yuv422p: return launchToRgba<PixelFormat::Yuv422p>(src, dst, c, stream);

@@ -1,9 +1,11 @@
 // Colour conversion between the native decoder layouts and the RGBA8 work format.
 //
 // Forward: any PixelFormat (planar / semi-planar / packed YUV, grey, RGB) -> pitched
-// RGBA8, alpha 255 unless the source has alpha. YUV uses the BT.601 or BT.709 matrix,
-// limited or full range, in the fixed-point arithmetic of color_math.h (nearest chroma
-// siting: pixel x reads chroma sample x/2). Grey is range-expanded when limited.
+// RGBA8, alpha 255 unless the source has alpha. YUV uses the BT.601, BT.709 or BT.2020
+// (non-constant luminance) matrix, limited or full range, 8- or 10-bit samples, in the
+// fixed-point arithmetic of color_math.h (nearest chroma siting: pixel x reads chroma
+// sample x/2; 10-bit samples go straight to RGBA8 with one rounding). Grey is
+// range-expanded when limited.
 // Inverse (encoder path): RGBA8 -> yuv420p, chroma = rounded mean of each 2x2 block
 // (only the pixels that exist at odd edges).
 // Output packing: RGBA8 -> packed RGB24 rows. Alpha is always 255 in the work format,
@@ -21,7 +23,7 @@
 #pragma once
 
 #include "gpu/image.h"
-#include "gpu/pixel_format.h"
+#include "gpu/color/pixel_format.h"
 
 #include <cuda_runtime_api.h>
 

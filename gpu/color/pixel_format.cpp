@@ -1,4 +1,4 @@
-#include "pixel_format.h"
+#include "gpu/color/pixel_format.h"
 
 #include <stdexcept>
 
@@ -17,6 +17,11 @@ int planeShapes(PixelFormat f, int w, int h, PlaneShape out[kMaxPlanes]) {
   const int ch = (h + 1) / 2;
   const size_t uw = size_t(w);
   switch (f) {
+    case PixelFormat::Yuv420p10: out[0] = {2 * uw, h}; out[1] = {2 * cw, ch}; out[2] = {2 * cw, ch}; return 3;
+    case PixelFormat::Yuv422p10: out[0] = {2 * uw, h}; out[1] = {2 * cw, h}; out[2] = {2 * cw, h}; return 3;
+    case PixelFormat::Yuv444p10:
+    case PixelFormat::Yuv444p16: out[0] = {2 * uw, h}; out[1] = {2 * uw, h}; out[2] = {2 * uw, h}; return 3;
+    case PixelFormat::P010: out[0] = {2 * uw, h}; out[1] = {4 * cw, ch}; return 2;
     case PixelFormat::Yuv420p: out[0] = {uw, h}; out[1] = {cw, ch}; out[2] = {cw, ch}; return 3;
     case PixelFormat::Nv12: out[0] = {uw, h}; out[1] = {2 * cw, ch}; return 2;
     case PixelFormat::Yuv422p: out[0] = {uw, h}; out[1] = {cw, h}; out[2] = {cw, h}; return 3;
@@ -38,7 +43,9 @@ constexpr struct {
     {PixelFormat::Yuv420p, "yuv420p"}, {PixelFormat::Nv12, "nv12"},   {PixelFormat::Yuv422p, "yuv422p"},
     {PixelFormat::Yuv444p, "yuv444p"}, {PixelFormat::Yuyv422, "yuyv422"}, {PixelFormat::Gray, "gray"},
     {PixelFormat::Rgb24, "rgb24"},     {PixelFormat::Bgr24, "bgr24"},   {PixelFormat::Rgba, "rgba"},
-    {PixelFormat::Bgra, "bgra"},
+    {PixelFormat::Bgra, "bgra"},           {PixelFormat::Yuv420p10, "yuv420p10le"},
+    {PixelFormat::Yuv422p10, "yuv422p10le"}, {PixelFormat::Yuv444p10, "yuv444p10le"},
+    {PixelFormat::P010, "p010le"},         {PixelFormat::Yuv444p16, "yuv444p16le"},
 };
 
 }  // namespace
@@ -75,6 +82,26 @@ PlanarView planarView(const FrameLayout& layout, const void* base) {
     v.pitch[p] = layout.plane[p].pitch;
   }
   return v;
+}
+
+int pixelFormatDepth(PixelFormat format) {
+  switch (format) {
+    case PixelFormat::Yuv420p10:
+    case PixelFormat::Yuv422p10:
+    case PixelFormat::Yuv444p10:
+    case PixelFormat::P010:
+    case PixelFormat::Yuv444p16: return 10;
+    default: return 8;
+  }
+}
+
+std::string_view colorMatrixName(ColorMatrix matrix) {
+  switch (matrix) {
+    case ColorMatrix::Bt601: return "bt601";
+    case ColorMatrix::Bt709: return "bt709";
+    case ColorMatrix::Bt2020: return "bt2020nc";
+  }
+  return "unknown";
 }
 
 std::string_view pixelFormatName(PixelFormat format) {

@@ -1,20 +1,28 @@
 // Fixed-point colour arithmetic shared, bit for bit, by the CUDA kernels and their CPU twins.
 //
-// YUV -> RGB (BT.601 / BT.709, limited or full range), in 16 fractional bits:
+// YUV -> RGB (BT.601 / BT.709 / BT.2020 NCL, limited or full range, 8- or 10-bit samples),
+// in 16 fractional bits:
 //   base = yScale * (Y - yOffset) + 0.5
-//   R = (base + rv*(V-128)) >> 16,  G = (base - gu*(U-128) - gv*(V-128)) >> 16,
-//   B = (base + bu*(U-128)) >> 16,  each clamped to 0..255.
+//   R = (base + rv*(V-cOffset)) >> 16,  G = (base - gu*(U-cOffset) - gv*(V-cOffset)) >> 16,
+//   B = (base + bu*(U-cOffset)) >> 16,  each clamped to 0..255.
+// For bit depth d the scales map the d-bit code range onto 0..255 directly: limited range
+// yScale = 255 / (219 * 2^(d-8)), chroma 255 / (224 * 2^(d-8)), offsets 16 * 2^(d-8) and
+// 128 * 2^(d-8); full range 255 / (2^d - 1), offsets 0 and 2^(d-1). So 10-bit input keeps
+// its precision up to the one rounding to 8-bit RGB (no 8-bit YUV intermediate).
 // The +0.5 and the arithmetic (flooring) shift round to nearest, ties up. The constant
 // 0.5 - yScale*yOffset is folded into the chroma terms (exact in integers), so a pixel
 // costs one multiply, three adds, three shifts and three clamps. Every
-// coefficient is within 2^-17 of its real value, so with inputs <= 255 the result is
-// within one level of the exactly rounded real-valued conversion. All sums fit in int32
-// (|terms| < 2^25).
+// coefficient is within 2^-17 of its real value, so with inputs < 2^10 each term is
+// within 2^-7 of a level and the result within one level of the exactly rounded
+// real-valued conversion. All sums fit in int32 (|terms| < 2^26).
 //
 // Chroma siting is nearest: pixel (x, y) reads chroma sample (x/2, y/2) for 4:2:0,
 // (x/2, y) for 4:2:2. This is exact (no interpolation), cheap, and the double-precision
 // reference in the tests uses the same siting. Odd widths/heights use the last chroma
 // column/row for the last pixel, which x/2 and y/2 give naturally.
+//
+// 10-bit samples are 16-bit little-endian words: LSB-aligned formats use bits 0..9,
+// MSB-aligned ones (P010, yuv444p16) bits 6..15; the other bits are ignored.
 //
 // RGB -> yuv420p: Y per pixel; U, V from the sums of R, G, B over the pixels of the 2x2
 // block that exist (1, 2 or 4 at odd edges), i.e. the rounded mean of the unrounded
@@ -25,7 +33,7 @@
 #pragma once
 
 #include "gpu/image.h"
-#include "gpu/pixel_format.h"
+#include "gpu/color/pixel_format.h"
 
 #include <cmath>
 #include <cstddef>
@@ -39,7 +47,8 @@ constexpr uint32_t kOpaque = 0xFF000000u;      // alpha 255 in a packed RGBA wor
 
 struct YuvToRgbCoeffs {
   int yScale = 0;   // luma gain (255/219 limited, 1 full), 16 fractional bits
-  int yOffset = 0;  // black level subtracted from Y: 16 limited, 0 full
+  int yOffset = 0;  // black level subtracted from Y: 16 << (d-8) limited, 0 full
+  int cOffset = 128;  // chroma zero subtracted from U and V: 1 << (d-1)
   int rv = 0;       // V -> R gain
   int gu = 0;       // U -> G gain (subtracted)
   int gv = 0;       // V -> G gain (subtracted)
@@ -65,18 +74,23 @@ inline int toFixed(double v) { return int(std::lround(v * double(1 << kFracBits)
 
 inline void lumaWeights(ColorMatrix m, double& kr, double& kb) {
   if (m == ColorMatrix::Bt709) { kr = 0.2126; kb = 0.0722; }
+  else if (m == ColorMatrix::Bt2020) { kr = 0.2627; kb = 0.0593; }
   else { kr = 0.299; kb = 0.114; }
 }
 
-inline YuvToRgbCoeffs yuvToRgbCoeffs(ColorSpace cs) {
+// `depth`: bits per sample, 8 or 10 (pixelFormatDepth).
+inline YuvToRgbCoeffs yuvToRgbCoeffs(ColorSpace cs, int depth = 8) {
   double kr, kb;
   lumaWeights(cs.matrix, kr, kb);
   const double kg = 1.0 - kr - kb;
   const bool limited = cs.range == ColorRange::Limited;
-  const double ys = limited ? 255.0 / 219.0 : 1.0, s = limited ? 255.0 / 224.0 : 1.0;
+  const int shift = depth - 8;
+  const double full = 255.0 / double((1 << depth) - 1);
+  const double ys = limited ? 255.0 / double(219 << shift) : full, s = limited ? 255.0 / double(224 << shift) : full;
   YuvToRgbCoeffs c;
   c.yScale = toFixed(ys);
-  c.yOffset = limited ? 16 : 0;
+  c.yOffset = limited ? 16 << shift : 0;
+  c.cOffset = 128 << shift;
   c.rv = toFixed(s * 2.0 * (1.0 - kr));
   c.gu = toFixed(s * 2.0 * (1.0 - kb) * kb / kg);
   c.gv = toFixed(s * 2.0 * (1.0 - kr) * kr / kg);
@@ -129,7 +143,7 @@ __host__ __device__ inline uint32_t swapRB(uint32_t p) {
 __host__ __device__ inline int lumaBias(const YuvToRgbCoeffs& c) { return kHalf - c.yScale * c.yOffset; }
 
 __host__ __device__ inline ChromaTerms chromaTerms(const YuvToRgbCoeffs& c, int u, int v) {
-  const int du = u - 128, dv = v - 128, bias = lumaBias(c);
+  const int du = u - c.cOffset, dv = v - c.cOffset, bias = lumaBias(c);
   return {bias + c.rv * dv, bias - c.gu * du - c.gv * dv, bias + c.bu * du};
 }
 
@@ -146,6 +160,10 @@ __host__ __device__ inline uint32_t grayToRgba(const YuvToRgbCoeffs& c, int y) {
   return packRgba(v, v, v, kOpaque);
 }
 
+// One 10-bit sample from a little-endian 16-bit word, read with byte loads.
+__host__ __device__ inline int lsb10(const uint8_t* p) { return (p[0] | (p[1] << 8)) & 0x3FF; }
+__host__ __device__ inline int msb10(const uint8_t* p) { return (p[0] | (p[1] << 8)) >> 6; }
+
 // One pixel of any format, read with byte loads. The reference path of the kernels
 // (odd edges, unaligned planes) and the whole of the CPU twin.
 template <PixelFormat F>
@@ -156,6 +174,17 @@ __host__ __device__ inline uint32_t pixelAt(const PlanarView& s, int x, int y, c
     const int cy = F == PixelFormat::Yuv420p ? y >> 1 : y;
     const int u = s.data[1][size_t(cy) * s.pitch[1] + cx], v = s.data[2][size_t(cy) * s.pitch[2] + cx];
     return yuvToRgba(c, r0[x], chromaTerms(c, u, v));
+  } else if constexpr (F == PixelFormat::Yuv420p10 || F == PixelFormat::Yuv422p10 || F == PixelFormat::Yuv444p10 ||
+                       F == PixelFormat::Yuv444p16) {
+    const int cx = (F == PixelFormat::Yuv444p10 || F == PixelFormat::Yuv444p16) ? x : x >> 1;
+    const int cy = F == PixelFormat::Yuv420p10 ? y >> 1 : y;
+    const uint8_t* u = s.data[1] + size_t(cy) * s.pitch[1] + 2 * cx;
+    const uint8_t* v = s.data[2] + size_t(cy) * s.pitch[2] + 2 * cx;
+    if constexpr (F == PixelFormat::Yuv444p16) return yuvToRgba(c, msb10(r0 + 2 * x), chromaTerms(c, msb10(u), msb10(v)));
+    else return yuvToRgba(c, lsb10(r0 + 2 * x), chromaTerms(c, lsb10(u), lsb10(v)));
+  } else if constexpr (F == PixelFormat::P010) {
+    const uint8_t* uv = s.data[1] + size_t(y >> 1) * s.pitch[1] + 4 * (x >> 1);
+    return yuvToRgba(c, msb10(r0 + 2 * x), chromaTerms(c, msb10(uv), msb10(uv + 2)));
   } else if constexpr (F == PixelFormat::Nv12) {
     const uint8_t* uv = s.data[1] + size_t(y >> 1) * s.pitch[1] + 2 * (x >> 1);
     return yuvToRgba(c, r0[x], chromaTerms(c, uv[0], uv[1]));

@@ -2,9 +2,9 @@
 // Per pixel they run the same integer arithmetic (color_math.h) as the kernels' edge
 // path, so their bytes are the kernels' bytes; rows are split over OpenMP threads and
 // each output byte depends on its inputs only (deterministic).
-#include "gpu/color_convert.h"
+#include "gpu/color/color_convert.h"
 
-#include "gpu/color_math.h"
+#include "gpu/color/color_math.h"
 
 #include <stdexcept>
 #include <string>
@@ -66,8 +66,13 @@ void toRgbaRows(const PlanarView& src, const RgbaView& dst, const color::YuvToRg
 
 void convertToRgbaCpu(const PlanarView& src, RgbaView dst, ColorSpace color) {
   detail::checkToRgbaArgs(src, dst, "convertToRgbaCpu");
-  const color::YuvToRgbCoeffs c = color::yuvToRgbCoeffs(color);
+  const color::YuvToRgbCoeffs c = color::yuvToRgbCoeffs(color, pixelFormatDepth(src.format));
   switch (src.format) {
+    case PixelFormat::Yuv420p10: return toRgbaRows<PixelFormat::Yuv420p10>(src, dst, c);
+    case PixelFormat::Yuv422p10: return toRgbaRows<PixelFormat::Yuv422p10>(src, dst, c);
+    case PixelFormat::Yuv444p10: return toRgbaRows<PixelFormat::Yuv444p10>(src, dst, c);
+    case PixelFormat::P010: return toRgbaRows<PixelFormat::P010>(src, dst, c);
+    case PixelFormat::Yuv444p16: return toRgbaRows<PixelFormat::Yuv444p16>(src, dst, c);
     case PixelFormat::Yuv420p: return toRgbaRows<PixelFormat::Yuv420p>(src, dst, c);
     case PixelFormat::Nv12: return toRgbaRows<PixelFormat::Nv12>(src, dst, c);
     case PixelFormat::Yuv422p: return toRgbaRows<PixelFormat::Yuv422p>(src, dst, c);

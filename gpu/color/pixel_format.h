@@ -22,9 +22,24 @@ enum class PixelFormat : uint8_t {
   Bgr24,    // 1 plane, B G R
   Rgba,     // 1 plane, R G B A
   Bgra,     // 1 plane, B G R A
+  // 10-bit YUV, one little-endian 16-bit word per sample (2 bytes), planes as their
+  // 8-bit twins. LSB-aligned (libav's *p10le: value in bits 0..9, bits 10..15 ignored)
+  // or MSB-aligned (p010le, yuv444p16le as NVDEC writes them: value in bits 6..15,
+  // bits 0..5 ignored, so 10 bits of precision are used).
+  Yuv420p10,  // 3 planes; chroma (w+1)/2 x (h+1)/2
+  Yuv422p10,  // 3 planes; chroma (w+1)/2 x h
+  Yuv444p10,  // 3 planes, full-size chroma
+  P010,       // 2 planes Y, interleaved UV (MSB-aligned); chroma (w+1)/2 x (h+1)/2
+  Yuv444p16,  // 3 planes, full-size chroma, MSB-aligned 10-bit (NVDEC's 4:4:4 10-bit surface)
 };
 
-enum class ColorMatrix : uint8_t { Bt601, Bt709 };
+// Bits per sample the converter uses: 10 for the 10-bit formats above, else 8.
+int pixelFormatDepth(PixelFormat format);
+
+// YUV matrices: BT.601, BT.709, BT.2020 non-constant luminance (BT.2020 constant
+// luminance is not supported: io/ reads it as BT.2020 NCL and says so once).
+enum class ColorMatrix : uint8_t { Bt601, Bt709, Bt2020 };
+std::string_view colorMatrixName(ColorMatrix matrix);  // "bt601", "bt709", "bt2020nc"
 enum class ColorRange : uint8_t { Limited, Full };  // limited = Y 16..235, C 16..240
 
 struct ColorSpace {

@@ -12,9 +12,25 @@
 
 namespace vp {
 
+// What may follow a verb; parseCommand reads it as the verb's row says.
+enum class ArgKind : uint8_t {
+  None,           // nothing
+  Number,         // N within lo..hi
+  Step,           // +N or -N
+  NumberOrStep,   // N within lo..hi, +N or -N
+  NumberOrCycle,  // N within lo..hi, or cycle
+  Mode,           // kmeans | blur | none | cycle
+  Border,         // zero | replicate | reflect | wrap | cycle
+  OnOffToggle,    // on (also no argument) | off | toggle
+  Seconds,        // S | +S | -S, decimals allowed
+  Rest,           // the rest of the text, blanks included (may be empty)
+};
+
 struct VerbInfo {
   Verb verb;
   const char* name;         // the first word: "seek"
+  ArgKind arg;              // what follows it
+  int lo, hi;               // Number*: the allowed values
   const char* syntax;       // "seek S|+S|-S"
   const char* description;  // "seek to S seconds, or by +-S"
 };

@@ -82,8 +82,8 @@ void numberArg(const std::vector<std::string_view>& w, const char* name, int lo,
 }
 
 // "12.5" (absolute) or "+5" / "-5" (relative), in seconds.
-void seekArg(const std::vector<std::string_view>& w, Command& c) {
-  if (w.size() != 2) bad("seek takes one time in seconds: S, +S or -S");
+void secondsArg(const std::vector<std::string_view>& w, const std::string& name, Command& c) {
+  if (w.size() != 2) bad(name + " takes one time in seconds: S, +S or -S");
   std::string_view s = w[1];
   c.change = Change::Set;
   double sign = 1;
@@ -96,30 +96,31 @@ void seekArg(const std::vector<std::string_view>& w, Command& c) {
   const char* end = s.data() + s.size();
   auto [ptr, ec] = std::from_chars(s.data(), end, seconds);
   if (s.empty() || ec != std::errc() || ptr != end || !std::isfinite(seconds) || seconds < 0 || seconds > 1e9)
-    bad("seek time must be seconds: S, +S or -S");
+    bad(name + " time must be seconds: S, +S or -S");
   c.seekUs = static_cast<int64_t>(std::llround(sign * seconds * 1e6));
 }
 
 // A word naming an enum value, or "cycle".
-template <typename Parse>
-void choiceArg(const std::vector<std::string_view>& w, const std::string& why, Parse parse, Command& c) {
+template <typename E>
+void choiceArg(const std::vector<std::string_view>& w, const std::string& why,
+               bool (*parse)(std::string_view, E&), Command& c) {
   if (w.size() != 2) bad(why);
   const std::string v = lower(w[1]);
   if (v == "cycle") {
     c.change = Change::Cycle;
     return;
   }
-  int value = 0;
+  E value{};
   if (!parse(v, value)) bad(why);
-  c.change = Change::Set, c.value = value;
+  c.change = Change::Set, c.value = int(value);
 }
 
-void pauseArg(const std::vector<std::string_view>& w, Command& c) {
-  if (w.size() > 2) bad("pause takes on, off or toggle");
+void onOffToggleArg(const std::vector<std::string_view>& w, const std::string& name, Command& c) {
+  if (w.size() > 2) bad(name + " takes on, off or toggle");
   const std::string v = w.size() == 2 ? lower(w[1]) : "on";
   if (v == "toggle") c.change = Change::Toggle;
   else if (v == "on" || v == "off") c.change = Change::Set, c.value = v == "on";
-  else bad("pause takes on, off or toggle");
+  else bad(name + " takes on, off or toggle");
 }
 
 std::optional<Verb> verbNamed(const std::string& name) {
@@ -137,53 +138,37 @@ const char* aliasFor(std::string name) {
 }
 
 Command parseWords(const std::vector<std::string_view>& w, std::string_view rest) {
-  const std::string name = lower(w[0]);
   Command c;
-  const std::optional<Verb> verb = verbNamed(name);
+  const std::optional<Verb> verb = verbNamed(lower(w[0]));
   if (!verb) {
-    const char* alias = aliasFor(name);
+    const char* alias = aliasFor(lower(w[0]));
     if (!alias) bad("unknown command '" + std::string(w[0]) + "'");
     noArgs(w);
     std::string_view unused;
     return parseWords(words(alias, unused), unused);
   }
   c.verb = *verb;
-  switch (c.verb) {
-    case Verb::Mode:
-      choiceArg(w, "mode must be kmeans, blur, none or cycle",
-                [](const std::string& v, int& out) {
-                  Mode m;
-                  return parseMode(v, m) && ((out = int(m)), true);
-                },
-                c);
+  const VerbInfo& v = verbInfo(c.verb);
+  const std::string name = v.name;
+  switch (v.arg) {
+    case ArgKind::None: noArgs(w); break;
+    case ArgKind::Number: numberArg(w, v.name, v.lo, v.hi, false, c); break;
+    case ArgKind::NumberOrStep: numberArg(w, v.name, v.lo, v.hi, true, c); break;
+    case ArgKind::Step:
+      numberArg(w, v.name, v.lo, v.hi, true, c);
+      if (c.change != Change::Add) bad(name + " takes a step: +N or -N");
       break;
-    case Verb::Border:
-      choiceArg(w, "border must be zero, replicate, reflect, wrap or cycle",
-                [](const std::string& v, int& out) {
-                  BorderMode b;
-                  return parseBorderMode(v, b) && ((out = int(b)), true);
-                },
-                c);
-      break;
-    case Verb::Passes:
+    case ArgKind::NumberOrCycle:
       if (w.size() == 2 && lower(w[1]) == "cycle") c.change = Change::Cycle;
-      else numberArg(w, "passes", kMinPasses, kMaxPasses, false, c);
+      else numberArg(w, v.name, v.lo, v.hi, false, c);
       break;
-    case Verb::K: numberArg(w, "k", kMinClusters, kMaxClusters, true, c); break;
-    case Verb::Radius: numberArg(w, "radius", 0, kMaxRadius, true, c); break;
-    case Verb::Iterations: numberArg(w, "iterations", 0, kMaxIterations, false, c); break;
-    case Verb::Param:
-      numberArg(w, "param", 0, 0, true, c);
-      if (c.change != Change::Add) bad("param takes a step: +N or -N");
+    case ArgKind::Mode: choiceArg(w, name + " must be kmeans, blur, none or cycle", parseMode, c); break;
+    case ArgKind::Border:
+      choiceArg(w, name + " must be zero, replicate, reflect, wrap or cycle", parseBorderMode, c);
       break;
-    case Verb::Pause: pauseArg(w, c); break;
-    case Verb::Seek: seekArg(w, c); break;
-    case Verb::Screenshot: c.path = std::string(rest); break;
-    case Verb::Step:
-    case Verb::Fullscreen:
-    case Verb::Hud:
-    case Verb::Help:
-    case Verb::Quit: noArgs(w); break;
+    case ArgKind::OnOffToggle: onOffToggleArg(w, name, c); break;
+    case ArgKind::Seconds: secondsArg(w, name, c); break;
+    case ArgKind::Rest: c.path = std::string(rest); break;
   }
   return c;
 }

@@ -5,8 +5,9 @@
 // the default key bindings are the tables in command_table.cpp, from which --help, the
 // HUD's help window, config/default.toml's [keys] and README's table are written.
 //
-// Adding a command: one row in kVerbs (command_table.cpp), its parsing in parseCommand
-// and its effect in Session::apply (or applyParams for a processing parameter).
+// Adding a command: its Verb below, one row in kVerbs (command_table.cpp: name, argument
+// kind, syntax, help text; a default key in kDefaultKeys if it has one), and its effect
+// in Session::apply (or applyParams for a processing parameter).
 #pragma once
 
 #include "gpu/processor.h"

@@ -52,7 +52,7 @@ struct HudData {
   const StageStats& stage(Stage s) const { return stages[static_cast<size_t>(s)]; }
 
   // Rates and flow.
-  float displayFps = 0.f;         // frames/s presented
+  float displayFps = 0.f;         // new frames/s drawn on the display
   float decodeFps = 0.f;          // frames/s out of the decoder
   float processedFps = 0.f;       // frames/s out of the pipeline
   uint64_t droppedLate = 0;       // frames dropped for missing their display time, since start

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <thread>
+#include <utility>
 
 namespace vp {
 namespace {
@@ -43,8 +44,9 @@ struct Window {
   Display& display;
   Session& session;
   HudData hud;
-  RateMeter shown, processed, decoded;
+  RateMeter shown, processed, decoded;  // frames drawn, out of the pipeline, out of the decoder
   int64_t lastDecoded = 0;
+  bool fresh = false;  // a frame was presented since the last render
 
   // Polls one finished frame and shows, drops or keeps it. True if it did anything.
   bool showNext() {
@@ -60,7 +62,7 @@ struct Window {
       const float presentMs = std::chrono::duration<float, std::milli>(SteadyClock::now() - t0).count();
       hud.stage(Stage::Present).record(presentMs);
       session.stats().stages[size_t(Stage::Present)].add(presentMs);
-      shown.tick();
+      fresh = true;
     }
     session.release();
     processed.tick();
@@ -94,6 +96,7 @@ struct Window {
     hud.pixelFormat = session.source().info().pixelFormat;
     hud.status = session.status();
     hud.statusSerial = session.statusSerial();
+    if (std::exchange(fresh, false)) shown.tick();  // a new picture reaches the screen
     const int64_t now = nowUs();
     const int64_t decodedNow = session.source().stats().framesDecoded;
     decoded.tick(decodedNow - lastDecoded);
@@ -130,7 +133,8 @@ int runInteractive(const Options& o, Display& display, const SignalWatcher& sign
     const int64_t deadlineUs = lastRenderUs + int64_t(refreshMs * 1e3) - kRenderMarginUs;
     bool progressed = false;
     for (;;) {
-      const bool step = session.feed() | w.showNext();
+      bool step = session.feed();
+      step |= w.showNext();
       progressed |= step;
       if (session.finished() || session.stopRequested() || refreshMs <= 0) break;
       const int64_t left = deadlineUs - nowUs();

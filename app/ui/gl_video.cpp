@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-// GLSL sources of shaders/video.{vert,frag}, embedded at build time (app/CMakeLists.window.cmake).
+// GLSL sources of shaders/video.{vert,frag}, embedded at build time (app/ui/CMakeLists.txt).
 namespace vp::shaders {
 extern const char kVideoVert[];
 extern const char kVideoFrag[];

@@ -40,7 +40,7 @@ class RateMeter {
 };
 
 // The window player's state between loop iterations.
-struct Window {
+struct WindowLoop {
   Display& display;
   Session& session;
   HudData hud;
@@ -112,7 +112,7 @@ struct Window {
 int runInteractive(const Options& o, Display& display, const SignalWatcher& signals, RunStats& stats) {
   Session session(o, signals, stats, Session::Role::Window);
   session.setWindowCommands([&display](const Command& c) { return display.applyWindowCommand(c); });
-  Window w{display, session, {}, {}, {}, {}, 0};
+  WindowLoop w{display, session, {}, {}, {}, {}, 0, false};
   const SourceInfo& info = session.sourceInfo();
   w.hud.backend = stats.backend;
   w.hud.gpuName = stats.backend == "cuda" ? stats.device : "";

@@ -98,7 +98,7 @@ void Session::apply(const Command& c, Origin origin) {
   }
   switch (c.verb) {
     case Verb::Pause:
-      steps_ = c.change == Change::Set && c.value ? steps_ : 0;
+      if (!(c.change == Change::Set && c.value)) steps_ = 0;  // resuming drops pending steps
       setPaused(c.change == Change::Toggle ? !paused_ : c.value != 0, origin);
       break;
     case Verb::Step:  // like mpv's frame-step: pause first if playing

@@ -8,6 +8,7 @@
 // whatever the radius (prefix sums), in integers, so they agree bit for bit.
 #pragma once
 
+#include "gpu/box_blur_policy.h"
 #include "gpu/cuda_resources.h"
 #include "gpu/image.h"
 
@@ -48,23 +49,36 @@ class BoxBlurWorkspace {
 
   int maxWidth() const { return maxWidth_; }
   int maxHeight() const { return maxHeight_; }
+  // The configuration boxBlurGpu runs for a width x height frame at radius >= 1.
+  BoxBlurPolicy policy(int width, int height, int radius) const {
+    return selectBoxBlurPolicy(columnSharedBytes_, width, height, radius);
+  }
 
  private:
   friend struct BoxBlurWorkspaceAccess;
-  int maxWidth_ = 0;             // pixels
-  int maxHeight_ = 0;            // pixels
-  DevicePitchedBuffer sums_;     // ushort4 per pixel: vertical window sums + alpha
-  DeviceImage pingPong_;         // intermediate image between passes
-  size_t sharedOptinBytes_ = 0;  // bytes of dynamic shared memory a column-pass block may use
-  bool pdl_ = false;             // device supports programmatic dependent launch (sm_90+)
-  int smCount_ = 1;              // multiprocessors: the fused pass sizes its grid by them
+  int maxWidth_ = 0;              // pixels
+  int maxHeight_ = 0;             // pixels
+  DevicePitchedBuffer sums_;      // ushort4 per pixel: vertical window sums + alpha
+  DeviceImage pingPong_;          // intermediate image between passes
+  size_t columnSharedBytes_ = 0;  // bytes of dynamic shared memory a whole-column block may use
+  bool pdl_ = false;              // device supports programmatic dependent launch (sm_90+)
+  int smCount_ = 1;               // multiprocessors: the fused pass sizes its grid by them
 };
 
-// Blurs `in` into `out` (same size, must not overlap) on `stream`. Asynchronous; no
-// allocation. Throws std::invalid_argument for bad parameters, sizes larger than the
-// workspace, mismatched or overlapping views; vp::CudaError when a launch fails.
+// Blurs `in` into `out` (same size, must not overlap) on `stream` with the passes
+// selectBoxBlurPolicy chooses (box_blur_policy.h). Asynchronous; no allocation. Throws std::invalid_argument
+// for bad parameters, sizes larger than the workspace, mismatched or overlapping views; vp::CudaError when a
+// launch fails.
 void boxBlurGpu(ConstRgbaView in, RgbaView out, const BlurParams& params, BoxBlurWorkspace& ws,
                 cudaStream_t stream);
+
+namespace detail {
+// boxBlurGpu with the pass configuration `pass` instead of the policy's choice (the row pass
+// still goes by width), so tests can hold every shipped configuration to the CPU twin at
+// any size. Same arguments, checks and results.
+void boxBlurGpuWithPass(ConstRgbaView in, RgbaView out, const BlurParams& params, BlurPass pass,
+                        BoxBlurWorkspace& ws, cudaStream_t stream);
+}  // namespace detail
 
 // Host scratch for boxBlurCpu, sized once: the row sums, the ping-pong image and one
 // prefix-sum buffer per OpenMP thread.
@@ -77,44 +91,17 @@ class BoxBlurCpuScratch {
 
  private:
   friend struct BoxBlurCpuScratchAccess;
-  int maxWidth_ = 0;                  // pixels
-  int maxHeight_ = 0;                 // pixels
-  int threads_ = 1;                   // OpenMP threads the buffers are sized for
-  std::vector<ushort4> sums_;         // maxWidth * maxHeight: horizontal window sums + alpha
-  std::vector<uchar4> pingPong_;      // maxWidth * maxHeight: intermediate image between passes
-  std::vector<uint64_t> rowPrefix_;   // threads * (maxWidth + 1): packed R|G|B row prefix
-  std::vector<uint32_t> colPrefix_;   // threads * 3 * kStrip * (maxHeight + 1): column prefixes
+  int maxWidth_ = 0;                 // pixels
+  int maxHeight_ = 0;                // pixels
+  int threads_ = 1;                  // OpenMP threads the buffers are sized for
+  std::vector<ushort4> sums_;        // maxWidth * maxHeight: horizontal window sums + alpha
+  std::vector<uchar4> pingPong_;     // maxWidth * maxHeight: intermediate image between passes
+  std::vector<uint64_t> rowPrefix_;  // threads * (maxWidth + 1): packed R|G|B row prefix
+  std::vector<uint32_t> colPrefix_;  // threads * 3 * kStrip * (maxHeight + 1): column prefixes
 };
 
 // The CPU twin of boxBlurGpu: same result bit for bit; multi-threaded with OpenMP,
 // deterministic. Same argument checks.
 void boxBlurCpu(ConstRgbaView in, RgbaView out, const BlurParams& params, BoxBlurCpuScratch& scratch);
-
-namespace detail {
-// Launch choices of boxBlurGpu, exposed so benchmarks and tests can compare versions.
-struct BoxBlurTuning {
-  bool pdl = true;          // programmatic dependent launch between the kernels (sm_90+)
-  int columnVersion = 0;    // column pass: 1 whole-column blocks, 2 bands of rows, 3 sliding window;
-                            // 0: by size and radius
-  int rowVersion = 0;       // row pass: 1 read-modify-write scan, 2 register scan; 0: by width
-  int verticalColumns = 0;  // version 1: columns per block (1, 2, 4, 8); 0: chosen by height
-  int bandRows = 0;         // version 2: output rows per block; 0: chosen by radius
-  int slideRows = 0;        // version 3: output rows per thread; 0: chosen by size and radius
-  int slideBatch = 0;       // version 3: rows whose loads a thread issues together, 4 or 8; 0: by radius
-  int slideFirstBatch = 0;  // version 3, a segment's first window: 16 or 32 rows of loads at a time, plain rows
-                            // when inside the image; the slide batch: folded rows, as the slide; 0: 16 past
-                            // r = 32, else the slide batch
-  int rowThreads = 0;       // row version 2: threads per block (256, 512, 1024); 0: chosen by width
-  bool rowUnrolled = true;  // row version 2's outputs: unrolled with compile-time strides, or a strided loop
-                            // (measured: 4K r 100 100 against 101 us, row pass alone ~1 us faster)
-  int stages = 3;           // bit 0: column pass, bit 1: row pass (benchmarks time one alone)
-  int fused = -1;           // 1: one kernel per pass for both axes (no sums buffer), ignoring the column
-                            // and row choices above and `stages`; 0: column and row passes; -1: by
-                            // size and radius when no column / row version or stage is chosen
-  int fusedRows = 0;        // fused: output rows per block; 0: by size, radius and SM count
-};
-void boxBlurGpuTuned(ConstRgbaView in, RgbaView out, const BlurParams& params, BoxBlurWorkspace& ws,
-                     const BoxBlurTuning& tuning, cudaStream_t stream);
-}  // namespace detail
 
 }  // namespace vp

@@ -145,26 +145,10 @@ class CudaProcessor final : public Processor {
       s->kmeansStateHost = PinnedBuffer(sizeof(KmeansState));
       s->blur = std::make_unique<BoxBlurWorkspace>(w, h);
     }
-    if (!kmeansWs_) {
-      kmeansWs_ = std::make_unique<KmeansWorkspace>();
-      // Two blocks per SM, not the standalone kernel's three at 4K: three take 94% of an
-      // SM's registers (3 x 256 threads x 80), so each cooperative launch would wait for
-      // the other slots' kernels to drain. Measured 4K K-means 1068 -> 1809 fps at 3
-      // streams (notes/pipeline.md). 256-thread blocks, not the standalone default of 768
-      // for k <= 8: a 768-thread block needs a whole SM free while other streams' kernels
-      // run (1080p at 3 / 4 streams: 5767 / 5761 fps with 256, 4642 / 5449 with 768).
-      kmeansWs_->tuning.blocksPerSm = 2;
-      kmeansWs_->tuning.blockThreads = 256;
-      // No pixel cache: at 4K it fills the SM's shared memory beside the two blocks, and
-      // the other slots' kernels wait (4K K-means at 3 / 4 streams: 1471 / 1693 fps with
-      // it, 1791 / 1829 without; notes/kmeans.md).
-      kmeansWs_->tuning.pixelCacheQuads = 0;
-      // Contiguous block ranges with one copy of the sums, the configuration the pipeline
-      // figures were measured with (interleaved tiles with one copy: 1080p 5136 fps at 3
-      // streams against 6554; with 4 copies not measured in the pipeline yet).
-      kmeansWs_->tuning.interleaveTiles = false;
-      kmeansWs_->tuning.sumSlots = 1;
-    }
+    // With two or more slots, one slot's K-means runs beside the others' kernels: the
+    // policy for a shared GPU (kmeans_policy.h); with one slot it has the GPU to itself.
+    if (!kmeansWs_)
+      kmeansWs_ = std::make_unique<KmeansWorkspace>(slots_.size() > 1 ? KmeansLoad::Shared : KmeansLoad::Alone);
     // New buffers hold no centres: the next K-means frame re-initialises.
     lastKmeans_ = nullptr;
     schedule_.reset();

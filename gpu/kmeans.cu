@@ -2,30 +2,30 @@
 //
 // Work split: the image is cut into quads (4 consecutive pixels of a row) and tiles of 32
 // quads; block b owns the tiles b, b + G, b + 2G, ... (or, not interleaved, the quads
-// [b*Q/G, (b+1)*Q/G)) for the whole launch (BlockQuads), each thread
-// takes every T-th quad of it (T = 256 threads per block; 512/768/1024 for the "wide"
-// variant, KmeansTuning::blockThreads). Per iteration a thread scores its pixels against the
-// centre constants in shared memory (compile-time cluster bucket KB = 4/8/16/32, padding
-// centres score +inf) and adds each pixel, packed as (r | g<<16, b | 1<<16), to its own
-// shared-memory column of the winning cluster: no atomics, exact while a thread sums
+// [b*Q/G, (b+1)*Q/G)) for the whole launch (BlockQuads), each thread takes every T-th quad
+// of it (T = 256 or 768 threads, KmeansPolicy). Per iteration a thread scores its pixels
+// against the centre constants in shared memory (compile-time cluster bucket KB = 4/8/16/32,
+// padding centres score +inf) and adds each pixel, packed as (r | g<<16, b | 1<<16), to its
+// own shared-memory column of the winning cluster: no atomics, exact while a thread sums
 // <= 256 pixels between flushes. A flush reduces the columns per cluster (warp shuffles)
-// into one 64-bit atomicAdd per block, cluster and field.
+// into one 64-bit atomicAdd per block, cluster and field. For k <= 16 a warp step first
+// finds the centres that can be nearest anywhere in its tile's colour box (kmeans_tiles.cuh)
+// and scores only those.
 //
-// One grid barrier per iteration, after which every block reads the iteration's sums,
-// adds the copies (block b adds into copy b % sumSlots: the "spread" variant; by default 4
-// copies with interleaved tiles and k > 4, else one) and computes the same new centres and
-// stop decision. Two barriers (KmeansTuning::countedBarrier):
-// - counted (default): iteration i adds count << 32 | channel sum into buffer i%2, which
-//   accumulates over the launch; a block arrives on a counter without a fence and takes
-//   the difference to its previous snapshot once the counts add up to the frame
-//   (countedSnapshot). Measured 4.1 -> 3.0 us per iteration (notes/kmeans.md).
-// - grid.sync(): buffer i%3, plain fields; block 0 zeroes buffer (i+2)%3, which nobody
-//   touches until after the next barrier.
+// One grid barrier per iteration, after which every block reads the iteration's sums, adds
+// the copies (block b adds into copy b % sumSlots) and computes the same new centres and
+// stop decision. Two barriers:
+// - counted (frames up to kCountedMaxPixels): iteration i adds count << 32 | channel sum into
+//   buffer i%2, which accumulates over the launch; a block arrives on a counter without a
+//   fence and takes the difference to its previous snapshot once the counts add up to the
+//   frame (countedSnapshot).
+// - grid.sync() (larger frames, whose packed channel sums would overflow 32 bits): buffer
+//   i%3, plain fields; block 0 zeroes buffer (i+2)%3, which nobody touches until after the
+//   next barrier.
 //
-// The nearest centre of a pixel is found by a min tree over chunks of 8 scores (FMNMX)
-// and a log2 descent for the index (KmeansTuning::treeArgmin; the alternative is the
-// plain strict-< scan): the compare/select work on the 16-lane ALU pipe, not the
-// FMAs, bounds the kernel (notes/kmeans.md).
+// The nearest centre of a pixel is found by a min tree over chunks of 8 scores (FMNMX) and
+// a log2 descent for the index: the compare/select work on the 16-lane ALU pipe, not the
+// FMAs, bounds the scoring.
 #include "gpu/kmeans.h"
 
 #include "gpu/cuda_check.h"
@@ -44,7 +44,6 @@ namespace cg = cooperative_groups;
 using namespace kmgpu;  // NOLINT(google-build-using-namespace): the kernel's own device helpers
 
 constexpr size_t kCountedMaxPixels = 0xFFFFFFFFu / 255u;  // 16,843,009: an 8K frame falls back to grid.sync()
-constexpr int kBlockSizes[4] = {256, 512, 768, 1024};  // main kernel block sizes (KmeansTuning::blockThreads)
 
 __device__ __forceinline__ ull loadRelaxed(const ull* p) {
   ull v;
@@ -62,8 +61,8 @@ __device__ __forceinline__ ull loadRelaxed(const ull* p) {
 // for it + 1, and a block arrives for it + 1 only after this loop has consumed its
 // snapshot of it: the loop cannot exit before its loads have returned their values, and
 // the arrival is issued later, so no fence is needed for that order.
-__device__ __forceinline__ void countedSnapshot(const KernelArgs& a, const ull* sums, int it, ull (&seen)[3][32],
-                                                ull& sr, ull& sg, ull& sb, ull& n) {
+__device__ __forceinline__ void countedSnapshot(const KernelArgs& a, const ull* sums, int it,
+                                                ull (&seen)[3][32], ull& sr, ull& sg, ull& sb, ull& n) {
   const int lane = threadIdx.x;
   if (lane == 0) {
     atomicAdd(&a.scratch->arrived, 1ull);
@@ -95,9 +94,9 @@ __device__ __forceinline__ void countedSnapshot(const KernelArgs& a, const ull* 
 
 // Final assignment: labels, output pixels, and this thread's cost (km::pixelDistance2 of
 // input and output pixel: one byte-wise absolute difference and one 4-way dot product).
-template <int KB, bool kTree, int T>
-__device__ ull finalPass(const KernelArgs& a, const BlockQuads& bq, const float4* coeff, const uint32_t* colour,
-                         const uint4* cache) {
+template <int KB, int T>
+__device__ ull finalPass(const KernelArgs& a, const BlockQuads& bq, const float4* coeff,
+                         const uint32_t* colour, const uint4* cache) {
   const int width = a.in.width;
   ull cost = 0;
   QuadCursor cur = bq.cursor<T>(threadIdx.x);
@@ -107,7 +106,7 @@ __device__ ull finalPass(const KernelArgs& a, const BlockQuads& bq, const float4
     uint32_t px[4], o[4];
     int bi[4];
     fetchQuad(a, cache, q, cur.y, x0, n, px);
-    nearest4<KB, kTree>(px, coeff, bi);
+    nearest4<KB>(px, coeff, bi);
     uint32_t quadCost = 0;  // <= 4 * 3 * 255^2
 #pragma unroll
     for (int p = 0; p < 4; ++p) {
@@ -119,8 +118,8 @@ __device__ ull finalPass(const KernelArgs& a, const BlockQuads& bq, const float4
     if (a.labels) {
       uint8_t* labels = a.labels + size_t(cur.y) * width + x0;
       if (n == 4 && reinterpret_cast<uintptr_t>(labels) % 4 == 0)
-        *reinterpret_cast<uint32_t*>(labels) = uint32_t(bi[0]) | uint32_t(bi[1]) << 8 | uint32_t(bi[2]) << 16 |
-                                               uint32_t(bi[3]) << 24;
+        *reinterpret_cast<uint32_t*>(labels) =
+            uint32_t(bi[0]) | uint32_t(bi[1]) << 8 | uint32_t(bi[2]) << 16 | uint32_t(bi[3]) << 24;
       else
         for (int p = 0; p < n; ++p) labels[p] = uint8_t(bi[p]);
     }
@@ -135,22 +134,24 @@ __device__ ull finalPass(const KernelArgs& a, const BlockQuads& bq, const float4
 }
 
 // 256 threads: up to 85 registers for KB <= 8 (three blocks per SM can be resident),
-// 128 above. Wider blocks run one per SM: 128 registers at 512 threads, 85 at 768, 64 at 1024.
-// Pairs (Q = 2) at 256 threads: 128 registers (two blocks per SM).
-template <int KB, int T, int Q>
-constexpr int kMinBlocksPerSm = T > 256 ? 1 : KB <= 8 && Q == 1 ? 3 : 2;
+// 128 above. 768-thread blocks run one per SM (85 registers).
+template <int KB, int T>
+constexpr int kMinBlocksPerSm = T > 256   ? 1
+                                : KB <= 8 ? 3
+                                          : 2;
 
-template <int KB, bool kTree, int T, int Q = 1>
-__global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(KernelArgs a) {
-  extern __shared__ uint2 acc[];  // [KB][T] packed per-thread cluster sums (zeroed per round), then the pixel cache
+template <int KB, int T>
+__global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T>) kmeansKernel(KernelArgs a) {
+  extern __shared__ uint2
+      acc[];  // [KB][T] packed per-thread cluster sums (zeroed per round), then the pixel cache
   uint4* const cache = reinterpret_cast<uint4*>(acc + KB * T);  // [a.cacheQuads] the block's first quads
-  __shared__ float4 coeff[KB];    // score constants (kmeans_math.h)
+  __shared__ float4 coeff[KB];                                  // score constants (kmeans_math.h)
   __shared__ float centre[KB][3];
-  __shared__ uint32_t colour[KB];    // rounded centre colours, alpha 0
+  __shared__ uint32_t colour[KB];  // rounded centre colours, alpha 0
   __shared__ float shiftShared;
   __shared__ ull costShared[T / 32];
   // Per-tile candidates (kmeans_tiles.cuh), built for k <= 16 (k = 32: 32 pair tests per lane and tile).
-  constexpr bool kTiles = Q == 1 && KB <= 16;
+  constexpr bool kTiles = KB <= 16;
   __shared__ TileBox boxes[kTiles ? kMaxTiles : 1];
   __shared__ float4 pairs[kTiles ? kPairTests<KB> * 32 : 1];
   cg::grid_group grid = cg::this_grid();
@@ -163,13 +164,8 @@ __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(Ker
     loadQuad(a.in, cur.y, cur.qx * 4, min(4, width - int(cur.qx * 4)), a.vecIn, first);
   }
   // Block-uniform: the tile pass needs every tile's box in shared memory.
-  const bool tiled = kTiles && a.candidates && bq.count <= uint32_t(kMaxTiles) * 32;
-  if (tiled || a.cacheQuads != 0) {
-    if (a.batchedPrologue)
-      blockPrologue<T, 4>(a, bq, tiled ? boxes : nullptr, cache);
-    else
-      blockPrologue<T, 1>(a, bq, tiled ? boxes : nullptr, cache);
-  }
+  const bool tiled = kTiles && bq.count <= uint32_t(kMaxTiles) * 32;
+  if (tiled || a.cacheQuads != 0) blockPrologue<T, 4>(a, bq, tiled ? boxes : nullptr, cache);
   if (tid < KB) {
     if (tid < k) {
       float r, g, b;
@@ -202,7 +198,7 @@ __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(Ker
     ull* blockSums = sums + (blockIdx.x % a.slots) * kMaxClusters * 4;
     if constexpr (kTiles)
       if (tiled) assignPassTiles<KB, T>(a, bq, coeff, first, acc, cache, blockSums, boxes, pairs);
-    if (!tiled) assignPass<KB, kTree, T, Q>(a, bq, coeff, first, acc, cache, blockSums);
+    if (!tiled) assignPass<KB, T>(a, bq, coeff, first, acc, cache, blockSums);
     if (a.counted)
       __syncthreads();  // every warp's sum atomics issued before the block arrives
     else
@@ -227,12 +223,14 @@ __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(Ker
         coeff[tid] = km::centreCoeffs(nr, ng, nb);
       }
 #pragma unroll
-      for (int off = 16; off > 0; off >>= 1) d2 = fmaxf(d2, __shfl_xor_sync(~0u, d2, off));  // exact, any order
+      for (int off = 16; off > 0; off >>= 1)
+        d2 = fmaxf(d2, __shfl_xor_sync(~0u, d2, off));  // exact, any order
       if (tid == 0) shiftShared = d2;
       if (kTiles) pairConstants<KB>(coeff, k, centresInRange(centre, k), pairs);
     }
     if (blockIdx.x == 0 && !a.counted)  // the counted buffers accumulate over the launch instead
-      for (int i = tid; i < a.slots * kMaxClusters * 4; i += T) (&a.scratch->sums[(it + 2) % 3][0][0][0])[i] = 0;
+      for (int i = tid; i < a.slots * kMaxClusters * 4; i += T)
+        (&a.scratch->sums[(it + 2) % 3][0][0][0])[i] = 0;
     __syncthreads();
     shift2 = shiftShared;
     ++it;
@@ -247,7 +245,7 @@ __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(Ker
                   uint32_t(km::centreByte(centre[tid][2])) << 16;
   }
   __syncthreads();
-  ull cost = finalPass<KB, kTree, T>(a, bq, coeff, colour, cache);
+  ull cost = finalPass<KB, T>(a, bq, coeff, colour, cache);
 #pragma unroll
   for (int off = 16; off > 0; off >>= 1) cost += __shfl_xor_sync(~0u, cost, off);
   if (tid % 32 == 0) costShared[tid / 32] = cost;
@@ -285,105 +283,68 @@ __global__ void __launch_bounds__(T, kMinBlocksPerSm<KB, T, Q>) kmeansKernel(Ker
   }
 }
 
-int bucketIndex(int k) { return k <= 4 ? 0 : k <= 8 ? 1 : k <= 16 ? 2 : 3; }
-
 using Kernel = void (*)(KernelArgs);
-template <bool kTree, int T, int Q = 1>
-Kernel kernelFor(int bucket) {
-  switch (bucket) {
-    case 0: return kmeansKernel<4, kTree, T, Q>;
-    case 1: return kmeansKernel<8, kTree, T, Q>;
-    case 2: return kmeansKernel<16, kTree, T, Q>;
-    default: return kmeansKernel<32, kTree, T, Q>;
-  }
-}
-// Kernel variants: 0 scan argmin, 1 tree argmin, 2 tree argmin with quad pairs.
-constexpr int kVariants = 3;
-// Built: every bucket and variant at 256 threads; the tree (with and without pairs) at
-// 512 and 768; at 1024 the tree without pairs for k <= 8 (64 registers: KB = 16 spills,
-// KB = 32 does not fit in shared memory). nullptr: not built.
-Kernel kernelFor(int size, int bucket, int variant) {
-  switch (size) {
-    case 0:
-      return variant == 0 ? kernelFor<false, 256>(bucket)
-             : variant == 1 ? kernelFor<true, 256>(bucket)
-                            : kernelFor<true, 256, 2>(bucket);
-    case 1:
-      return variant == 0 ? nullptr : variant == 1 ? kernelFor<true, 512>(bucket) : kernelFor<true, 512, 2>(bucket);
-    case 2:
-      return variant == 0 ? nullptr : variant == 1 ? kernelFor<true, 768>(bucket) : kernelFor<true, 768, 2>(bucket);
-    default:
-      if (variant != 1) return nullptr;
-      return bucket == 0 ? kmeansKernel<4, true, 1024> : bucket == 1 ? kmeansKernel<8, true, 1024> : nullptr;
-  }
-}
-size_t accBytes(int size, int bucket) { return size_t(4 << bucket) * size_t(kBlockSizes[size]) * sizeof(uint2); }
+// The instances the policies run: 256 threads for every cluster bucket, 768 for k <= 16.
+struct Instance {
+  int threads, bucket;  // bucket: clusters rounded up to 4, 8, 16 or 32
+  Kernel kernel;
+};
+const Instance kKernels[] = {{256, 4, kmeansKernel<4, 256>},   {256, 8, kmeansKernel<8, 256>},
+                             {256, 16, kmeansKernel<16, 256>}, {256, 32, kmeansKernel<32, 256>},
+                             {768, 4, kmeansKernel<4, 768>},   {768, 8, kmeansKernel<8, 768>},
+                             {768, 16, kmeansKernel<16, 768>}};
+constexpr int kKernelCount = int(sizeof kKernels / sizeof kKernels[0]);
 
-int sizeIndex(int threads) {
-  if (threads == 256) return 0;
-  if (threads == 512) return 1;
-  if (threads == 768) return 2;
-  if (threads == 1024) return 3;
-  throw std::invalid_argument("kmeans: KmeansTuning::blockThreads must be 256, 512, 768 or 1024");
+int bucketOf(int k) { return k <= 4 ? 4 : k <= 8 ? 8 : k <= 16 ? 16 : 32; }
+// Index into kKernels; -1: none (a policy asked for a shape that is not built).
+int instanceIndex(int threads, int bucket) {
+  for (int i = 0; i < kKernelCount; ++i)
+    if (kKernels[i].threads == threads && kKernels[i].bucket == bucket) return i;
+  return -1;
 }
+size_t accBytes(const Instance& in) { return size_t(in.bucket) * size_t(in.threads) * sizeof(uint2); }
 
 }  // namespace
 
-KmeansWorkspace::KmeansWorkspace() : scratch_(sizeof(Scratch)) {
+KmeansWorkspace::KmeansWorkspace(KmeansLoad load) : load_(load), scratch_(sizeof(Scratch)) {
   VP_CUDA_CHECK(cudaMemset(scratch_.get(), 0, sizeof(Scratch)));
-  int device = 0, cooperative = 0, sharedOptin = 0;
+  int device = 0, cooperative = 0;
   VP_CUDA_CHECK(cudaGetDevice(&device));
   VP_CUDA_CHECK(cudaDeviceGetAttribute(&smCount_, cudaDevAttrMultiProcessorCount, device));
   VP_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
-  VP_CUDA_CHECK(cudaDeviceGetAttribute(&sharedOptin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  VP_CUDA_CHECK(cudaDeviceGetAttribute(&sharedOptin_, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   VP_CUDA_CHECK(cudaDeviceGetAttribute(&sharedPerSm_, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
   VP_CUDA_CHECK(cudaDeviceGetAttribute(&sharedReserved_, cudaDevAttrReservedSharedMemoryPerBlock, device));
-  sharedOptin_ = sharedOptin;
   if (!cooperative) throw std::runtime_error("kmeans: the CUDA device does not support cooperative launches");
-  for (int size = 0; size < 4; ++size)
-    for (int v = 0; v < kVariants; ++v)
-      for (int b = 0; b < 4; ++b) {
-        const Kernel kernel = kernelFor(size, b, v);
-        if (kernel == nullptr) continue;
-        cudaFuncAttributes attr{};  // the opt-in limit covers static + dynamic shared memory
-        VP_CUDA_CHECK(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(kernel)));
-        if (accBytes(size, b) + attr.sharedSizeBytes > size_t(sharedOptin)) continue;
-        staticShared_[size][v][b] = int(attr.sharedSizeBytes);
-        // All the rest: the pixel cache takes what a launch's blocks per SM leave.
-        VP_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           sharedOptin - int(attr.sharedSizeBytes)));
-        VP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&maxBlocksPerSm_[size][v][b], kernel,
-                                                                    kBlockSizes[size], accBytes(size, b)));
-      }
+  static_assert(kKernelCount == kKernelInstances, "KmeansWorkspace: one occupancy entry per kernel instance");
+  for (int i = 0; i < kKernelCount; ++i) {
+    const Instance& in = kKernels[i];
+    cudaFuncAttributes attr{};  // the opt-in limit covers static + dynamic shared memory
+    VP_CUDA_CHECK(cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(in.kernel)));
+    if (accBytes(in) + attr.sharedSizeBytes > size_t(sharedOptin_)) continue;
+    staticShared_[i] = int(attr.sharedSizeBytes);
+    // All the rest: the pixel cache takes what a launch's blocks per SM leave.
+    VP_CUDA_CHECK(cudaFuncSetAttribute(in.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       sharedOptin_ - int(attr.sharedSizeBytes)));
+    VP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&maxBlocksPerSm_[i], in.kernel, in.threads,
+                                                                accBytes(in)));
+  }
 }
 
-void kmeansGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* state, const KmeansParams& params,
-               KmeansWorkspace& ws, cudaStream_t stream, const KmeansState* warmFrom) {
+void kmeansGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* state,
+               const KmeansParams& params, KmeansWorkspace& ws, cudaStream_t stream,
+               const KmeansState* warmFrom) {
   detail::checkKmeansArgs(in, out, params);
   if (state == nullptr) throw std::invalid_argument("kmeans: null state");
-  const KmeansTuning& t = ws.tuning;
-  if (t.sumSlots < 0 || t.sumSlots > kMaxSumSlots)
-    throw std::invalid_argument("kmeans: KmeansTuning::sumSlots must be 0..kMaxSumSlots");
-  const int bucket = bucketIndex(params.k);
-  const uint64_t quads = uint64_t((in.width + 3) / 4) * uint64_t(in.height);
-  // Block size (measured: notes/kmeans.md): interleaved, 768 for k <= 16 (one block per SM:
-  // the fewest sum atomics, and 4K 372 against 453 us with 256 x 3); contiguous, 256 (3
-  // blocks/SM) where a thread would get >= 16 quads at 2 blocks/SM (4K) when the candidate
-  // pass runs, else 768 for k <= 8.
-  const bool manyQuads = quads >= uint64_t(ws.smCount_) * 2 * 256 * 16;
-  int wanted = t.blockThreads;
-  if (wanted == 0 && t.interleaveTiles)
-    wanted = params.k <= 16 ? 768 : 256;
-  else if (wanted == 0)
-    wanted = params.k <= 8 && !(t.tileCandidates && manyQuads) ? 768 : 256;
-  int size = sizeIndex(wanted);
-  if (t.quadsPerStep != 1 && t.quadsPerStep != 2)
-    throw std::invalid_argument("kmeans: KmeansTuning::quadsPerStep must be 1 or 2");
-  // The scan is built for 256 threads without pairs only; pairs use the tree.
-  const int variant = t.quadsPerStep == 2 ? 2 : t.treeArgmin || size > 0 ? 1 : 0;
-  while (size > 0 && ws.maxBlocksPerSm_[size][variant][bucket] < 1) --size;  // 1024 x (k > 8 or pairs): 768
-  const int threads = kBlockSizes[size], maxPerSm = ws.maxBlocksPerSm_[size][variant][bucket];
+  const KmeansPolicy policy = ws.policy(in.width, in.height, params.k);
+  const int index = instanceIndex(policy.blockThreads, bucketOf(params.k));
+  if (index < 0 || policy.sumSlots < 1 || policy.sumSlots > kMaxSumSlots)
+    throw std::logic_error(std::string("kmeans: policy '") + policy.name +
+                           "' names a kernel that is not built");
+  const Instance& inst = kKernels[index];
+  const int maxPerSm = ws.maxBlocksPerSm_[index];
   if (maxPerSm < 1) throw std::runtime_error("kmeans: kernel does not fit on this device");
+  const uint64_t quads = uint64_t((in.width + 3) / 4) * uint64_t(in.height);
 
   KernelArgs a;
   a.in = in;
@@ -394,42 +355,36 @@ void kmeansGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* sta
   a.scratch = ws.scratch_.as<Scratch>();
   a.k = params.k;
   a.maxIterations = params.maxIterations;
-  // Interleaved blocks each hold pixels of every cluster, so every block adds to every
-  // cluster's sums: 4 copies cut the same-address atomics (measured, notes/kmeans.md).
-  a.slots = t.sumSlots != 0 ? t.sumSlots : t.interleaveTiles && params.k > 4 ? 4 : 1;
+  a.slots = policy.sumSlots;
   // Packed fields hold one iteration's channel sum in 32 bits: N * 255 < 2^32.
-  a.counted = t.countedBarrier && in.pixels() <= kCountedMaxPixels;
-  a.candidates = t.tileCandidates;
+  a.counted = in.pixels() <= kCountedMaxPixels;
   a.cacheQuads = 0;
-  a.interleave = t.interleaveTiles;
-  a.batchedPrologue = t.batchedPrologue;
+  a.interleave = policy.interleaveTiles;
   a.epsilon = params.epsilon;
   a.uniformInit = params.init == KmeansInit::Uniform;
   a.vecIn = reinterpret_cast<uintptr_t>(in.data) % 16 == 0 && in.pitch % 16 == 0;
   a.vecOut = reinterpret_cast<uintptr_t>(out.data) % 16 == 0 && out.pitch % 16 == 0;
 
-  if (params.init == KmeansInit::KmeansPlusPlus) detail::launchKmeansPlusPlus(in, state, params.k, params.seed, stream);
-  int perSm = t.blocksPerSm;
-  if (perSm <= 0)  // measured: notes/kmeans.md
-    perSm = threads > 256 ? 1 : manyQuads ? 3 : 2;
-  perSm = std::clamp(perSm, 1, maxPerSm);  // co-resident: the grid barrier cannot deadlock
-  int grid = ws.smCount_ * perSm;
-  if (!t.fullGrid) grid = int(std::min<uint64_t>(uint64_t(grid), (quads + threads - 1) / threads));
+  if (params.init == KmeansInit::KmeansPlusPlus)
+    detail::launchKmeansPlusPlus(in, state, params.k, params.seed, stream);
+  const int perSm =
+      std::clamp(policy.blocksPerSm, 1, maxPerSm);  // co-resident: the grid barrier cannot deadlock
+  const int grid =
+      int(std::min<uint64_t>(uint64_t(ws.smCount_) * perSm, (quads + inst.threads - 1) / inst.threads));
   // Pixel cache: as many of a block's quads as fit beside its other shared memory without
   // lowering the blocks per SM (the barrier needs them co-resident).
-  if (t.pixelCacheQuads != 0) {
+  if (policy.pixelCache) {
     const int64_t perBlock = std::min(ws.sharedOptin_, ws.sharedPerSm_ / perSm - ws.sharedReserved_);
-    const int64_t used = ws.staticShared_[size][variant][bucket] + int64_t(accBytes(size, bucket));
-    uint64_t fit = perBlock > used ? uint64_t(perBlock - used) / sizeof(uint4) : 0;
-    if (t.pixelCacheQuads > 0) fit = std::min<uint64_t>(fit, uint64_t(t.pixelCacheQuads));
+    const int64_t used = ws.staticShared_[index] + int64_t(accBytes(inst));
+    const uint64_t fit = perBlock > used ? uint64_t(perBlock - used) / sizeof(uint4) : 0;
     const uint64_t tiles = (quads + 31) / 32;
-    const uint64_t blockQuads = t.interleaveTiles ? 32 * ((tiles + grid - 1) / grid) : (quads + grid - 1) / grid;
+    const uint64_t blockQuads = a.interleave ? 32 * ((tiles + grid - 1) / grid) : (quads + grid - 1) / grid;
     a.cacheQuads = uint32_t(std::min(fit, blockQuads));
   }
-  const size_t shared = accBytes(size, bucket) + size_t(a.cacheQuads) * sizeof(uint4);
+  const size_t shared = accBytes(inst) + size_t(a.cacheQuads) * sizeof(uint4);
   void* args[] = {&a};
-  VP_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(kernelFor(size, bucket, variant)), dim3(grid),
-                                            dim3(threads), args, shared, stream));
+  VP_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(inst.kernel), dim3(grid),
+                                            dim3(inst.threads), args, shared, stream));
   VP_CUDA_CHECK_LAUNCH();
 }
 

@@ -1,6 +1,6 @@
 // Device code of the K-means assignment pass (kmeans.cu): scratch layout, kernel
 // arguments, quad walking, score/argmin, per-thread shared-memory columns and their flush.
-// Included by kmeans.cu only. T = threads per block, Q = quads per thread and step.
+// Included by kmeans.cu only. T = threads per block.
 #pragma once
 
 #include "gpu/kmeans.h"
@@ -31,16 +31,14 @@ struct KernelArgs {
   Scratch* scratch;
   int k;
   int maxIterations;
-  int slots;  // sum copies in use (KmeansTuning::sumSlots)
+  int slots;  // sum copies in use (KmeansPolicy::sumSlots)
   float epsilon;
-  bool counted;      // counted barrier (KmeansTuning::countedBarrier) instead of grid.sync()
-  bool candidates;      // per-tile candidate centres (KmeansTuning::tileCandidates)
-  uint32_t cacheQuads;  // local quads 0 .. cacheQuads - 1 live in shared memory (KmeansTuning::pixelCacheQuads)
-  bool interleave;      // blocks own every G-th tile, not a contiguous range (KmeansTuning::interleaveTiles)
+  bool counted;         // counted barrier instead of grid.sync() (frames up to kCountedMaxPixels)
+  uint32_t cacheQuads;  // local quads 0 .. cacheQuads - 1 live in shared memory (KmeansPolicy::pixelCache)
+  bool interleave;      // blocks own every G-th tile, not a contiguous range (KmeansPolicy::interleaveTiles)
   bool uniformInit;     // else `init` holds the initial centres (warm start or k-means++)
-  bool vecIn;        // 16-byte quad loads allowed (pointer and pitch aligned)
-  bool vecOut;       // 16-byte quad stores allowed
-  bool batchedPrologue;  // KmeansTuning::batchedPrologue
+  bool vecIn;           // 16-byte quad loads allowed (pointer and pitch aligned)
+  bool vecOut;          // 16-byte quad stores allowed
 };
 
 // Walks the quads q, q + step, ... of one thread as (row, quad column).
@@ -62,9 +60,8 @@ struct QuadCursor {
 // The quads a block owns, numbered locally 0 .. count - 1 in tiles of 32 (local tile j =
 // local quads 32j .. 32j + 31, one warp step). Contiguous: the block's range of the raster
 // order. Interleaved: global tile b + jG of block b in a grid of G, so every block samples
-// the whole frame (meant to even out the candidate pass's content-dependent work between the
-// blocks each iteration waits for; measured in notes/kmeans.md). Thread t walks local quads
-// t, t + T, ...
+// the whole frame (evens out the candidate pass's content-dependent work between the
+// blocks each iteration waits for). Thread t walks local quads t, t + T, ...
 struct BlockQuads {
   uint32_t first;       // raster quad of local quad 0
   uint32_t tileStride;  // raster quads from one local tile to the next: 32, or 32G interleaved
@@ -146,15 +143,15 @@ __device__ __forceinline__ int treeArgmin(const float (&s)[C], float& best) {
 }
 
 // Nearest centre of each quad pixel: lowest score, ties to the lowest index. Centres go
-// in chunks of <= 8: a chunk's constants stay in registers across quads, and a rolled
-// chunk loop keeps KB = 16, 32 from spilling (their chunks reload from shared memory).
-// NP = 4 (one quad) or 8 (two quads sharing each loaded chunk of centre constants).
-template <int KB, bool kTree, int NP = 4>
-__device__ __forceinline__ void nearest4(const uint32_t (&px)[NP], const float4* coeff, int (&bi)[NP]) {
+// in chunks of <= 8 through treeArgmin: a chunk's constants stay in registers across the
+// quad's pixels, and a rolled chunk loop keeps KB = 16, 32 from spilling (their chunks
+// reload from shared memory).
+template <int KB>
+__device__ __forceinline__ void nearest4(const uint32_t (&px)[4], const float4* coeff, int (&bi)[4]) {
   constexpr int kChunk = KB < 8 ? KB : 8;
-  float pr[NP], pg[NP], pb[NP], best[NP];
+  float pr[4], pg[4], pb[4], best[4];
 #pragma unroll
-  for (int p = 0; p < NP; ++p) {
+  for (int p = 0; p < 4; ++p) {
     pr[p] = channel(px[p], 0), pg[p] = channel(px[p], 1), pb[p] = channel(px[p], 2);
     best[p] = INFINITY;
     bi[p] = 0;
@@ -165,23 +162,15 @@ __device__ __forceinline__ void nearest4(const uint32_t (&px)[NP], const float4*
 #pragma unroll
     for (int jj = 0; jj < kChunk; ++jj) c[jj] = coeff[j0 + jj];
 #pragma unroll
-    for (int p = 0; p < NP; ++p) {
-      if constexpr (kTree) {
-        float s[kChunk], chunkBest;
+    for (int p = 0; p < 4; ++p) {
+      float s[kChunk], chunkBest;
 #pragma unroll
-        for (int jj = 0; jj < kChunk; ++jj) s[jj] = km::score(pr[p], pg[p], pb[p], c[jj]);
-        const int j = j0 + treeArgmin<kChunk>(s, chunkBest);
-        if (KB <= kChunk)
-          best[p] = chunkBest, bi[p] = j;
-        else if (chunkBest < best[p])  // an earlier chunk wins ties
-          best[p] = chunkBest, bi[p] = j;
-      } else {
-#pragma unroll
-        for (int jj = 0; jj < kChunk; ++jj) {
-          const float s = km::score(pr[p], pg[p], pb[p], c[jj]);
-          if (s < best[p]) best[p] = s, bi[p] = j0 + jj;
-        }
-      }
+      for (int jj = 0; jj < kChunk; ++jj) s[jj] = km::score(pr[p], pg[p], pb[p], c[jj]);
+      const int j = j0 + treeArgmin<kChunk>(s, chunkBest);
+      if (KB <= kChunk)
+        best[p] = chunkBest, bi[p] = j;
+      else if (chunkBest < best[p])  // an earlier chunk wins ties
+        best[p] = chunkBest, bi[p] = j;
     }
   }
 }
@@ -246,13 +235,11 @@ __device__ __forceinline__ void clearOwnColumns(uint2* acc) {
   for (int j = 0; j < KB; ++j) acc[j * T + threadIdx.x] = make_uint2(0u, 0u);
 }
 
-// One assignment pass over the block's quads, flushed every kQuadsPerRound quads per
-// thread. `first` holds the thread's first quad (the same every iteration), so an
-// iteration starts computing without waiting for memory. Q = quads per step: with 2
-// (variant "pairs") a thread scores its quads q and q + T together, so each chunk of
-// centre constants is loaded once per 8 pixels and the loop overhead is shared; the
-// scores, and so the labels and sums, are the same.
-template <int KB, bool kTree, int T, int Q>
+// One assignment pass over the block's quads (the plain pass: every centre scored; k > 16,
+// or blocks with more tiles than kMaxTiles), flushed every kQuadsPerRound quads per thread.
+// `first` holds the thread's first quad (the same every iteration), so an iteration starts
+// computing without waiting for memory.
+template <int KB, int T>
 __device__ void assignPass(const KernelArgs& a, const BlockQuads& bq, const float4* coeff,
                            const uint32_t (&first)[4], uint2* acc, const uint4* cache, ull* sums) {
   const int width = a.in.width;
@@ -260,34 +247,23 @@ __device__ void assignPass(const KernelArgs& a, const BlockQuads& bq, const floa
     const uint32_t r1 = min(bq.count, r0 + kQuadsPerRound * T);
     clearOwnColumns<KB, T>(acc);
     QuadCursor cur = bq.cursor<T>(r0 + threadIdx.x);
-    for (uint32_t q = r0 + threadIdx.x; q < r1; q += Q * T) {
-      uint32_t px[4 * Q];
-      int bi[4 * Q], n[Q];
+    for (uint32_t q = r0 + threadIdx.x; q < r1; q += T, cur.advance()) {
+      const uint32_t x0 = cur.qx * 4;
+      const int n = min(4, width - int(x0));
+      uint32_t px[4];
+      int bi[4];
+      if (q == threadIdx.x) {
 #pragma unroll
-      for (int h = 0; h < Q; ++h) {
-        const uint32_t x0 = cur.qx * 4;
-        n[h] = h == 0 || q + h * T < r1 ? min(4, width - int(x0)) : 0;  // 0: no such quad
-        uint32_t (&pq)[4] = *reinterpret_cast<uint32_t(*)[4]>(px + 4 * h);
-        if (h == 0 && q == threadIdx.x) {
-#pragma unroll
-          for (int p = 0; p < 4; ++p) pq[p] = first[p];
-        } else if (h == 0 || n[h] > 0) {  // h == 0: always a quad
-          fetchQuad(a, cache, q + h * T, cur.y, x0, n[h], pq);
-        } else {
-#pragma unroll
-          for (int p = 0; p < 4; ++p) pq[p] = 0u;
-        }
-        cur.advance();
+        for (int p = 0; p < 4; ++p) px[p] = first[p];
+      } else {
+        fetchQuad(a, cache, q, cur.y, x0, n, px);
       }
-      nearest4<KB, kTree, 4 * Q>(px, coeff, bi);
+      nearest4<KB>(px, coeff, bi);
+      if (n == 4) {
 #pragma unroll
-      for (int h = 0; h < Q; ++h) {
-        if (n[h] == 4) {
-#pragma unroll
-          for (int p = 0; p < 4; ++p) accumulate<T>(acc, bi[4 * h + p], px[4 * h + p]);
-        } else {
-          for (int p = 0; p < n[h]; ++p) accumulate<T>(acc, bi[4 * h + p], px[4 * h + p]);
-        }
+        for (int p = 0; p < 4; ++p) accumulate<T>(acc, bi[p], px[p]);
+      } else {
+        for (int p = 0; p < n; ++p) accumulate<T>(acc, bi[p], px[p]);
       }
     }
     __syncthreads();

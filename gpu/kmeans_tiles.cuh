@@ -1,4 +1,4 @@
-// Device code of K-means' per-tile candidate centres (kmeans.cu, KmeansTuning::tileCandidates).
+// Device code of K-means' per-tile candidate centres (kmeans.cu; k <= 16).
 //
 // A tile is one warp step of the assignment pass: 32 consecutive quads (128 consecutive
 // raster pixels when rows are whole quads). Its colours fit a bounding box, found once per
@@ -15,7 +15,7 @@
 // value (kmeans_math.h). A dropped centre's float score so exceeds b's by > 1 - 0.25 - 0.2:
 // it never wins or ties, and the argmin over the candidates in index order is the full
 // argmin. Centres outside [0, 255] (a warm start from arbitrary values) switch the test off.
-// Measured and emulated: notes/kmeans.md, "Per-tile candidate centres".
+// Design and measurements: docs/design/kmeans.md.
 #pragma once
 
 #include "gpu/kmeans_assign.cuh"
@@ -67,7 +67,7 @@ __device__ __forceinline__ uint32_t warpMax(uint32_t v) {
 // for the block's local tiles j (BlockQuads), the warp steps assignPassTiles walks. Missing
 // pixels (past a row's end or the block's last quad) stay out of the box. P warp steps at a
 // time: their loads are issued before the first box reduction needs one, so a thread waits
-// for memory once per P steps instead of once per step (KmeansTuning::batchedPrologue).
+// for memory once per P steps instead of once per step.
 template <int T, int P>
 __device__ void blockPrologue(const KernelArgs& a, const BlockQuads& bq, TileBox* boxes, uint4* cache) {
   const uint32_t lane = threadIdx.x % 32;
@@ -212,7 +212,7 @@ __device__ __forceinline__ void accumulateQuad(uint2* acc, int j, const uint32_t
   *a = v;
 }
 
-// assignPass (Q = 1) by tiles: each warp step first finds its tile's candidates, then
+// assignPass by tiles: each warp step first finds its tile's candidates, then
 // scores only those. Same labels and sums as assignPass.
 template <int KB, int T>
 __device__ void assignPassTiles(const KernelArgs& a, const BlockQuads& bq, const float4* coeff,
@@ -243,7 +243,7 @@ __device__ void assignPassTiles(const KernelArgs& a, const BlockQuads& bq, const
       }
       int bi[4];
       if (cand == all || (KB == 8 && __popc(cand) > 4))  // k <= 8: more than 4 candidates cost as much as all
-        nearest4<KB, true>(px, coeff, bi);
+        nearest4<KB>(px, coeff, bi);
       else
         nearestCandidates<KB>(px, coeff, cand, bi);
       if (n == 4) {

@@ -1,7 +1,7 @@
 #include "app/frame_loop.h"
 
 #include "app/options.h"
-#include "gpu/cuda_resources.h"
+#include "gpu/cuda/cuda_resources.h"
 
 #include <chrono>
 #include <map>

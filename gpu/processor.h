@@ -10,8 +10,8 @@
 //   release()                        -> done with `out`; its slot becomes free
 #pragma once
 
-#include "gpu/box_blur.h"
-#include "gpu/kmeans.h"
+#include "gpu/blur/box_blur.h"
+#include "gpu/kmeans/kmeans.h"
 #include "gpu/pixel_format.h"
 
 #include <vector_types.h>

@@ -3,7 +3,7 @@
 // start), and GPU vs CPU twin bit-exact equality. Tolerances: none, except the
 // score-independent check (a label's exact squared distance may exceed the minimum
 // over centres by at most 0.25 squared 8-bit levels; see kmeans_math.h).
-#include "gpu/kmeans.h"
+#include "gpu/kmeans/kmeans.h"
 #include "support/gpu_test.h"
 #include "support/images.h"
 

@@ -10,9 +10,9 @@
 //   release()                        -> done with `out`; its slot becomes free
 #pragma once
 
-#include "gpu/box_blur.h"
-#include "gpu/kmeans.h"
+#include "gpu/blur/box_blur.h"
 #include "gpu/color/pixel_format.h"
+#include "gpu/kmeans/kmeans.h"
 
 #include <vector_types.h>
 

@@ -3,7 +3,7 @@
 // start), and GPU vs CPU twin bit-exact equality. Tolerances: none, except the
 // score-independent check (a label's exact squared distance may exceed the minimum
 // over centres by at most 0.25 squared 8-bit levels; see kmeans_math.h).
-#include "gpu/kmeans.h"
+#include "gpu/kmeans/kmeans.h"
 #include "support/gpu_test.h"
 #include "support/images.h"
 
@@ -32,7 +32,9 @@ const HostImage& input(int w, int h, Input kind, float phase = 0.f) {
   auto key = std::make_tuple(w, h, kind, phase);
   auto it = cache.find(key);
   if (it == cache.end())
-    it = cache.emplace(key, kind == Input::Random ? test::makeRandom(w, h, 42) : test::makeNatural(w, h, 7, phase))
+    it = cache
+             .emplace(key,
+                      kind == Input::Random ? test::makeRandom(w, h, 42) : test::makeNatural(w, h, 7, phase))
              .first;
   return it->second;
 }
@@ -50,7 +52,9 @@ KmeansState warmState() {
 
 // ---- The plain textbook reference: single-threaded, written from the definition. ----
 
-std::vector<uchar4> raster(const HostImage& img) { return {img.data(), img.data() + img.width() * img.height()}; }
+std::vector<uchar4> raster(const HostImage& img) {
+  return {img.data(), img.data() + img.width() * img.height()};
+}
 
 void naivePlusPlus(const std::vector<uchar4>& px, int k, uint64_t seed, std::vector<float>& c) {
   const uint64_t n = px.size(), m = std::min<uint64_t>(n, kKmeansPlusPlusSamples);
@@ -146,8 +150,8 @@ Result naiveLloyd(const HostImage& img, const KmeansParams& p, const KmeansState
 // ---- Runners and comparison ----
 
 Result runCpu(const HostImage& img, const KmeansParams& p, const KmeansState& initial) {
-  Result r{std::vector<uint8_t>(img.width() * size_t(img.height()), 0xA5), HostImage(img.width(), img.height()),
-        initial};
+  Result r{std::vector<uint8_t>(img.width() * size_t(img.height()), 0xA5),
+           HostImage(img.width(), img.height()), initial};
   test::poison(r.out);
   kmeansCpu(img.cview(), r.out.view(), r.labels.data(), r.state, p);
   return r;
@@ -187,11 +191,13 @@ void expectSame(const Result& got, const Result& want, int k) {
   EXPECT_EQ(got.state.k, want.state.k);
   EXPECT_EQ(got.state.iterations, want.state.iterations);
   EXPECT_EQ(got.state.cost, want.state.cost);
-  EXPECT_TRUE(sameBits(got.state.shift2, want.state.shift2)) << got.state.shift2 << " vs " << want.state.shift2;
+  EXPECT_TRUE(sameBits(got.state.shift2, want.state.shift2))
+      << got.state.shift2 << " vs " << want.state.shift2;
   for (int j = 0; j < k; ++j)
     for (int ch = 0; ch < 4; ++ch)
       EXPECT_TRUE(sameBits(got.state.centres[j][ch], want.state.centres[j][ch]))
-          << "centre " << j << "." << ch << ": " << got.state.centres[j][ch] << " vs " << want.state.centres[j][ch];
+          << "centre " << j << "." << ch << ": " << got.state.centres[j][ch] << " vs "
+          << want.state.centres[j][ch];
   size_t differing = 0, first = 0;
   for (size_t i = got.labels.size(); i-- > 0;)
     if (got.labels[i] != want.labels[i]) ++differing, first = i;
@@ -216,9 +222,10 @@ struct Case {
 
 std::string caseName(const testing::TestParamInfo<Case>& info) {
   const Case& c = info.param;
-  return std::to_string(c.w) + "x" + std::to_string(c.h) + (c.input == Input::Random ? "_random" : "_natural") +
-         "_k" + std::to_string(c.k) + "_" + initName(c.init) + "_it" + std::to_string(c.maxIterations) +
-         (c.epsilon > 0 ? "_early" : "_eps0") + "_" + std::to_string(info.index);
+  return std::to_string(c.w) + "x" + std::to_string(c.h) +
+         (c.input == Input::Random ? "_random" : "_natural") + "_k" + std::to_string(c.k) + "_" +
+         initName(c.init) + "_it" + std::to_string(c.maxIterations) + (c.epsilon > 0 ? "_early" : "_eps0") +
+         "_" + std::to_string(info.index);
 }
 
 KmeansParams paramsOf(const Case& c) {
@@ -272,7 +279,8 @@ TEST(KmeansCpu, LabelsAreNearestByExactDistance) {
       const double px[3] = {double(q.x), double(q.y), double(q.z)};
       auto exact = [&](int j) {
         double d = 0;
-        for (int ch = 0; ch < 3; ++ch) d += (px[ch] - r.state.centres[j][ch]) * (px[ch] - r.state.centres[j][ch]);
+        for (int ch = 0; ch < 3; ++ch)
+          d += (px[ch] - r.state.centres[j][ch]) * (px[ch] - r.state.centres[j][ch]);
         return d;
       };
       double best = exact(0);
@@ -287,8 +295,9 @@ TEST(KmeansCpu, EmptyClusterKeepsItsCentre) {
   HostImage img(40, 30);  // three colours, k = 8: uniform init duplicates them
   for (int y = 0; y < 30; ++y)
     for (int x = 0; x < 40; ++x)
-      img.at(x, y) = y < 10 ? make_uchar4(200, 10, 10, 255) : y < 20 ? make_uchar4(10, 200, 10, 255)
-                                                                     : make_uchar4(10, 10, 200, 255);
+      img.at(x, y) = y < 10   ? make_uchar4(200, 10, 10, 255)
+                     : y < 20 ? make_uchar4(10, 200, 10, 255)
+                              : make_uchar4(10, 10, 200, 255);
   KmeansParams p;
   p.k = 8, p.maxIterations = 5;
   Result r = runCpu(img, p, {});
@@ -396,73 +405,10 @@ TEST(KmeansCpu, ScratchServesSmallerFramesAndRefusesLarger) {
 
 // ---- GPU vs CPU twin ----
 
-// Every launch variant of kmeansGpu (KmeansTuning); each must equal the CPU twin bit for bit.
-struct Variant {
-  const char* name;
-  KmeansTuning tuning;
-};
-std::vector<Variant> gpuVariants() {
-  auto make = [](int bps, bool tree, int threads, int slots, int quads) {
-    KmeansTuning t;
-    t.blocksPerSm = bps, t.treeArgmin = tree, t.blockThreads = threads, t.sumSlots = slots;
-    t.quadsPerStep = quads;
-    return t;
-  };
-  auto gridSync = [](KmeansTuning t) {
-    t.countedBarrier = false;
-    return t;
-  };
-  auto nocand = [](KmeansTuning t) {  // without per-tile candidate centres (the plain pass)
-    t.tileCandidates = false;
-    return t;
-  };
-  auto cache = [](KmeansTuning t, int quads) {  // pixel cache off (0) or holding a block's first quads only
-    t.pixelCacheQuads = quads;
-    return t;
-  };
-  auto contiguous = [](KmeansTuning t) {  // blocks own ranges of the raster order, not interleaved tiles
-    t.interleaveTiles = false;
-    return t;
-  };
-  auto stepPrologue = [](KmeansTuning t) {  // the prologue's loads one warp step at a time
-    t.batchedPrologue = false;
-    return t;
-  };
-  return {{"tree_bps2", make(2, true, 256, 1, 1)},
-          {"scan_bps3", make(3, false, 256, 1, 1)},
-          {"default", KmeansTuning{}},
-          {"wide512", make(0, true, 512, 1, 1)},
-          {"wide768", make(0, true, 768, 1, 1)},
-          {"wide1024", make(0, true, 1024, 1, 1)},  // k > 8: 768
-          {"spread8", make(0, true, 256, 8, 1)},
-          {"wide1024_spread4", make(0, true, 1024, 4, 1)},
-          {"wide768_spread8_scan", make(0, false, 768, 8, 1)},  // wide blocks always use the tree
-          {"pairs", make(0, true, 256, 1, 2)},
-          {"pairs_scan_bps3", make(3, false, 256, 1, 2)},  // pairs use the tree; occupancy caps bps at 2
-          {"wide512_pairs_spread8", make(0, true, 512, 8, 2)},
-          {"wide1024_pairs", make(0, true, 1024, 1, 2)},  // pairs at 1024: 768
-          {"gridsync", gridSync(KmeansTuning{})},         // the other barrier
-          {"gridsync_scan_bps3", gridSync(make(3, false, 256, 1, 1))},
-          {"gridsync_wide768_spread8", gridSync(make(0, true, 768, 8, 1))},
-          {"nocand", nocand(KmeansTuning{})},
-          {"nocand_tree_bps2", nocand(make(2, true, 256, 1, 1))},
-          {"nocand_scan_bps3", nocand(make(3, false, 256, 1, 1))},
-          {"nocand_wide1024_spread4", nocand(make(0, true, 1024, 4, 1))},
-          {"nocand_wide768", nocand(make(0, true, 768, 1, 1))},
-          {"nocand_gridsync_wide512", nocand(gridSync(make(0, true, 512, 1, 1)))},
-          {"nocache", cache(KmeansTuning{}, 0)},
-          {"nocache_wide768", cache(make(0, true, 768, 1, 1), 0)},
-          {"cache100", cache(KmeansTuning{}, 100)},  // a tile split between cache and image
-          {"cache37_scan_bps3", cache(make(3, false, 256, 1, 1), 37)},
-          {"nocand_cache100_pairs", nocand(cache(make(0, true, 256, 1, 2), 100))},
-          {"nocand_nocache", nocand(cache(KmeansTuning{}, 0))},
-          {"contig", contiguous(KmeansTuning{})},
-          {"contig_cache100_wide512", contiguous(cache(make(0, true, 512, 1, 1), 100))},
-          {"contig_nocand_pairs_bps3", contiguous(nocand(make(3, true, 256, 1, 2)))},
-          {"contig_gridsync_nocache", contiguous(gridSync(cache(KmeansTuning{}, 0)))},
-          {"stepprologue", stepPrologue(KmeansTuning{})},
-          {"stepprologue_contig_cache37", stepPrologue(contiguous(cache(KmeansTuning{}, 37)))}};
-}
+// Every shipped launch configuration (kmeans_policy.h) is reached by some load and k: the
+// tests run each case under both loads, and the cases cover every cluster bucket.
+constexpr KmeansLoad kLoads[] = {KmeansLoad::Alone, KmeansLoad::Shared};
+const char* loadName(KmeansLoad load) { return load == KmeansLoad::Alone ? "alone" : "shared"; }
 
 class KmeansGpuVsCpu : public testing::TestWithParam<Case> {};
 
@@ -472,10 +418,9 @@ TEST_P(KmeansGpuVsCpu, Identical) {
   const HostImage& img = input(c.w, c.h, c.input);
   KmeansParams p = paramsOf(c);
   const Result want = runCpu(img, p, warmState());
-  for (const Variant& v : gpuVariants()) {  // argmin variants, launch shapes, block sizes, sum copies
-    KmeansWorkspace ws;
-    ws.tuning = v.tuning;
-    SCOPED_TRACE(v.name);
+  for (KmeansLoad load : kLoads) {
+    KmeansWorkspace ws(load);
+    SCOPED_TRACE(ws.policy(c.w, c.h, c.k).name);
     expectSame(runGpu(img, p, warmState(), ws), want, c.k);
   }
 }
@@ -489,11 +434,32 @@ std::vector<Case> gpuCases() {
           for (auto [it, eps] : {std::pair{20, 0.f}, {20, 0.5f}})
             cases.push_back({w, h, in, k, init, it, eps});
   cases.push_back({1921, 1081, Input::Natural, 16, KmeansInit::Uniform, 0, 0.f});
+  cases.push_back({1921, 1081, Input::Natural, 12, KmeansInit::Uniform, 5, 0.f});
   cases.push_back({1920, 1080, Input::Random, 4, KmeansInit::Uniform, 3, 0.f});
+  // 4K: the alone policy caches only part of each block's quads, alone-k32 runs 3 blocks per SM.
   cases.push_back({3840, 2160, Input::Natural, 8, KmeansInit::Uniform, 20, 0.f});
+  cases.push_back({3839, 2161, Input::Natural, 32, KmeansInit::Uniform, 3, 0.f});
   return cases;
 }
 INSTANTIATE_TEST_SUITE_P(All, KmeansGpuVsCpu, testing::ValuesIn(gpuCases()), caseName);
+
+// Frames over 16.8 Mpx: the grid.sync() barrier (the packed counted sums would overflow), and
+// at the alone policy's 132 x 768-thread blocks more than kMaxTiles tiles per block, so the
+// plain assignment pass runs for k <= 16 too.
+TEST(KmeansGpu, LargeFrameFallbacksMatchCpu) {
+  VP_REQUIRE_GPU();
+  const HostImage& img = input(4501, 4000, Input::Natural);
+  for (int k : {8, 32}) {
+    KmeansParams p;
+    p.k = k, p.maxIterations = 3, p.epsilon = 0.f;
+    const Result want = runCpu(img, p, {});
+    for (KmeansLoad load : kLoads) {
+      KmeansWorkspace ws(load);
+      SCOPED_TRACE(std::string(loadName(load)) + " k " + std::to_string(k));
+      expectSame(runGpu(img, p, {}, ws), want, k);
+    }
+  }
+}
 
 TEST(KmeansGpu, WarmFramesOfAClipMatchCpu) {
   VP_REQUIRE_GPU();
@@ -505,45 +471,33 @@ TEST(KmeansGpu, WarmFramesOfAClipMatchCpu) {
     cpu.push_back(runCpu(input(1920, 1080, Input::Natural, 0.1f * f), p, cpuState));
     cpuState = cpu.back().state;
   }
-  for (const Variant& v : gpuVariants()) {
-    KmeansWorkspace ws;
-    ws.tuning = v.tuning;
+  for (KmeansLoad load : kLoads) {
+    KmeansWorkspace ws(load);
     KmeansState gpuState;
     for (int f = 0; f < 6; ++f) {
       p.init = f == 0 ? KmeansInit::Uniform : KmeansInit::Warm;
       Result gpu = runGpu(input(1920, 1080, Input::Natural, 0.1f * f), p, gpuState, ws);
       gpuState = gpu.state;
-      SCOPED_TRACE(std::string(v.name) + " frame " + std::to_string(f));
+      SCOPED_TRACE(std::string(loadName(load)) + " frame " + std::to_string(f));
       expectSame(gpu, cpu[f], p.k);
     }
   }
 }
 
-TEST(KmeansGpu, GridShapeAndUnalignedViewsDoNotChangeResults) {
+// A view starting one pixel into each row: no 16-byte loads or stores.
+TEST(KmeansGpu, UnalignedViewsDoNotChangeResults) {
   VP_REQUIRE_GPU();
   const HostImage& img = input(1921, 1081, Input::Random);
   KmeansParams p;
   p.k = 8, p.maxIterations = 5, p.epsilon = 0.f;
-  Result want = runCpu(img, p, {});
-  // A view starting one pixel into each row: no 16-byte loads or stores.
   const int w = img.width() - 1, h = img.height();
   HostImage sub(w, h);
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) sub.at(x, y) = img.at(x + 1, y);
   Result cpu = runCpu(sub, p, {});
-  for (const Variant& v : gpuVariants()) {
-    for (int shape = 0; shape < 4; ++shape) {
-      KmeansWorkspace ws;
-      ws.tuning = v.tuning;
-      ws.tuning.blocksPerSm = shape == 0 ? 1 : 64;  // 64: as many as fit
-      ws.tuning.fullGrid = shape >= 2;
-      if (shape == 3) ws.tuning.treeArgmin = !ws.tuning.treeArgmin;
-      SCOPED_TRACE(std::string(v.name) + " shape " + std::to_string(shape));
-      expectSame(runGpu(img, p, {}, ws), want, p.k);
-    }
-    SCOPED_TRACE(std::string(v.name) + " unaligned");
-    KmeansWorkspace ws;
-    ws.tuning = v.tuning;
+  for (KmeansLoad load : kLoads) {
+    SCOPED_TRACE(loadName(load));
+    KmeansWorkspace ws(load);
     DeviceImage in = test::upload(img), out(img.width(), img.height());
     test::poison(out);
     ConstRgbaView inView{in.view().data + 1, in.pitch(), w, h};
@@ -569,32 +523,32 @@ TEST(KmeansGpu, InPlaceEqualsOutOfPlace) {
     KmeansParams p;
     p.maxIterations = it;
     Result want = runCpu(img, p, {});
-    for (const Variant& v : gpuVariants()) {
-      KmeansWorkspace ws;
-      ws.tuning = v.tuning;
+    for (KmeansLoad load : kLoads) {
+      KmeansWorkspace ws(load);
       DeviceImage d = test::upload(img);
       DeviceBuffer state(sizeof(KmeansState));
       kmeansGpu(d.view(), d.view(), nullptr, state.as<KmeansState>(), p, ws, nullptr);
-      EXPECT_EQ(test::compare(test::download(d), want.out).differing, 0u) << v.name << " it " << it;
+      EXPECT_EQ(test::compare(test::download(d), want.out).differing, 0u) << loadName(load) << " it " << it;
     }
   }
 }
 
-// Consecutive launches on one workspace with different variants: each leaves the scratch
-// it used clean for the next (sum copies, cost).
-TEST(KmeansGpu, SwitchingVariantsOnOneWorkspace) {
+// Consecutive launches on one workspace with different configurations (k picks the policy):
+// each leaves the scratch it used clean for the next (sum copies, cost, counters).
+TEST(KmeansGpu, SwitchingPoliciesOnOneWorkspace) {
   VP_REQUIRE_GPU();
   const HostImage& img = input(640, 360, Input::Natural);
-  KmeansParams p;
-  p.k = 8, p.maxIterations = 7, p.epsilon = 0.f;
-  const Result want = runCpu(img, p, {});
-  KmeansWorkspace ws;
-  for (int round = 0; round < 2; ++round)
-    for (const Variant& v : gpuVariants()) {
-      ws.tuning = v.tuning;
-      SCOPED_TRACE(std::string(v.name) + " round " + std::to_string(round));
-      expectSame(runGpu(img, p, {}, ws), want, p.k);
-    }
+  for (KmeansLoad load : kLoads) {
+    KmeansWorkspace ws(load);
+    for (int round = 0; round < 2; ++round)
+      for (int k : {3, 8, 16, 32, 8}) {
+        KmeansParams p;
+        p.k = k, p.maxIterations = 7, p.epsilon = 0.f;
+        SCOPED_TRACE(std::string(ws.policy(img.width(), img.height(), k).name) + " k " + std::to_string(k) +
+                     " round " + std::to_string(round));
+        expectSame(runGpu(img, p, {}, ws), runCpu(img, p, {}), k);
+      }
+  }
 }
 
 // warmFrom: the initial centres come from another state, which stays unchanged; the
@@ -608,10 +562,10 @@ TEST(KmeansGpu, WarmFromAnotherState) {
       p.k = 8, p.init = init;
       const KmeansState warm = warmState();
       const Result want = runCpu(img, p, warm);
-      for (const Variant& v : gpuVariants()) {
-        SCOPED_TRACE(std::string(v.name) + " " + std::to_string(w) + "x" + std::to_string(h) + " " + initName(init));
-        KmeansWorkspace ws;
-        ws.tuning = v.tuning;
+      for (KmeansLoad load : kLoads) {
+        SCOPED_TRACE(std::string(loadName(load)) + " " + std::to_string(w) + "x" + std::to_string(h) + " " +
+                     initName(init));
+        KmeansWorkspace ws(load);
         KmeansState fromAfter;
         expectSame(runGpu(img, p, warm, ws, &fromAfter), want, p.k);
         EXPECT_EQ(std::memcmp(&fromAfter, &warm, sizeof warm), 0);
@@ -625,34 +579,46 @@ TEST(KmeansGpu, CandidatesWithCentresOutOfRange) {
   VP_REQUIRE_GPU();
   const HostImage& img = input(1921, 1081, Input::Natural);
   KmeansState warm = warmState();
-  const float odd[][3] = {{-40.5f, 12.f, 300.25f}, {1e6f, -1e6f, 0.f}, {255.5f, 255.f, 255.f}, {-0.25f, 0.f, 0.f}};
+  const float odd[][3] = {
+      {-40.5f, 12.f, 300.25f}, {1e6f, -1e6f, 0.f}, {255.5f, 255.f, 255.f}, {-0.25f, 0.f, 0.f}};
   for (int j = 0; j < 4; ++j)
     for (int f = 0; f < 3; ++f) warm.centres[2 * j][f] = odd[j][f];
   for (int it : {0, 1, 3, 20}) {
     KmeansParams p;
     p.k = 8, p.init = KmeansInit::Warm, p.maxIterations = it, p.epsilon = 0.f;
     const Result want = runCpu(img, p, warm);
-    for (int threads : {256, 768}) {
-      KmeansWorkspace ws;
-      ws.tuning.blockThreads = threads;
-      SCOPED_TRACE("it " + std::to_string(it) + " threads " + std::to_string(threads));
+    for (KmeansLoad load : kLoads) {
+      KmeansWorkspace ws(load);
+      SCOPED_TRACE("it " + std::to_string(it) + " " + loadName(load));
       expectSame(runGpu(img, p, warm, ws), want, p.k);
     }
   }
 }
 
-TEST(KmeansGpu, BadTuningThrows) {
-  VP_REQUIRE_GPU();
-  DeviceImage in(8, 8), out(8, 8);
-  DeviceBuffer state(sizeof(KmeansState));
-  for (auto [threads, slots, quads] : {std::tuple{300, 1, 1}, {128, 1, 1}, {256, -1, 1}, {256, kMaxSumSlots + 1, 1},
-                                       {256, 1, 0}, {256, 1, 3}}) {
-    KmeansWorkspace ws;
-    ws.tuning.blockThreads = threads, ws.tuning.sumSlots = slots, ws.tuning.quadsPerStep = quads;
-    EXPECT_THROW(kmeansGpu(in.view(), out.view(), nullptr, state.as<KmeansState>(), KmeansParams{}, ws, nullptr),
-                 std::invalid_argument)
-        << threads << " " << slots << " " << quads;
+// The selection itself: what each load and k get (the launcher checks the kernel exists).
+TEST(KmeansPolicy, ShippedConfigurations) {
+  const KmeansPolicy alone = selectKmeansPolicy(132, 1920, 1080, 8, KmeansLoad::Alone);
+  EXPECT_STREQ(alone.name, "alone");
+  EXPECT_EQ(alone.blockThreads, 768);
+  EXPECT_EQ(alone.sumSlots, 4);
+  EXPECT_TRUE(alone.interleaveTiles && alone.pixelCache);
+  EXPECT_EQ(selectKmeansPolicy(132, 1920, 1080, 4, KmeansLoad::Alone).sumSlots, 1);
+  const KmeansPolicy k32 = selectKmeansPolicy(132, 1920, 1080, 32, KmeansLoad::Alone);
+  EXPECT_STREQ(k32.name, "alone-k32");
+  EXPECT_EQ(k32.blockThreads, 256);
+  EXPECT_EQ(k32.blocksPerSm, 2);
+  EXPECT_EQ(selectKmeansPolicy(132, 3840, 2160, 32, KmeansLoad::Alone).blocksPerSm, 3);
+  for (int k : {1, 8, 17, 32}) {
+    const KmeansPolicy shared = selectKmeansPolicy(132, 3840, 2160, k, KmeansLoad::Shared);
+    EXPECT_STREQ(shared.name, "shared");
+    EXPECT_EQ(shared.blockThreads, 256);
+    EXPECT_EQ(shared.blocksPerSm, 2);
+    EXPECT_EQ(shared.sumSlots, 1);
+    EXPECT_FALSE(shared.interleaveTiles || shared.pixelCache);
   }
+  for (KmeansLoad load : kLoads)
+    for (int k = 1; k <= kMaxClusters; ++k)
+      EXPECT_GT(std::strlen(selectKmeansPolicy(132, 1920, 1080, k, load).evidence), 20u) << k;
 }
 
 TEST(KmeansGpu, ArgumentChecks) {

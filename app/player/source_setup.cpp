@@ -1,7 +1,7 @@
 #include "app/player/source_setup.h"
 
 #include "app/options.h"
-#include "gpu/cuda_resources.h"
+#include "gpu/cuda/cuda_resources.h"
 
 #include <map>
 #include <memory>

@@ -206,6 +206,23 @@ TEST(KmeansReference, KnownAnswers) {
   p.k = 2, p.maxIterations = 0, p.init = KmeansInit::Warm;
   const TwinRun twin = runTwin(grey, p, rp.warm);
   for (uint8_t l : twin.labels) EXPECT_EQ(l, 0);
+
+  // A centre exactly between two levels: (10 + 11) / 2 = 10.5 is written as 11 (roundf:
+  // halves away from zero), 0.5 as 1; both by the reference and by the twin.
+  HostImage halves(4, 1);
+  halves.at(0, 0) = make_uchar4(10, 0, 250, 1);
+  halves.at(1, 0) = make_uchar4(11, 1, 251, 2);
+  halves.at(2, 0) = make_uchar4(200, 200, 0, 3);
+  halves.at(3, 0) = make_uchar4(201, 201, 1, 4);
+  rp = RefParams{};
+  rp.k = 2, rp.maxIterations = 1, rp.epsilon = 0.f, rp.init = RefInit::Warm, rp.warm = {{10, 0, 250}, {200, 200, 0}};
+  const RefResult h = test::ref::kmeansReference(reinterpret_cast<const uint8_t*>(halves.data()), 4, 1, rp);
+  EXPECT_EQ(h.centres[0], (Centre{10.5f, 0.5f, 250.5f}));
+  const uint8_t wantOut[16] = {11, 1, 251, 1, 11, 1, 251, 2, 201, 201, 1, 3, 201, 201, 1, 4};
+  EXPECT_EQ(std::memcmp(h.rgba.data(), wantOut, 16), 0);
+  p.maxIterations = 1, p.epsilon = 0.f;
+  const TwinRun ht = runTwin(halves, p, rp.warm);
+  EXPECT_EQ(std::memcmp(ht.out.data(), wantOut, 16), 0) << int(ht.out.data()[0].x) << " " << int(ht.out.data()[0].y);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include "app/options.h"
 #include "gpu/cuda_resources.h"
+#include "gpu/device_info.h"
 
 #include <chrono>
 #include <map>
@@ -43,6 +44,12 @@ SourceOptions sourceOptionsFrom(const Options& o) {
   s.loop = o.loop;
   s.reconnect = o.reconnect;
   s.autorotate = o.autorotate;
+  // nvdec frames stay on the GPU: only the cuda backend reads them (auto = cuda when a device exists).
+  s.hwdec = o.backend == Backend::Cpu || o.hwdec == "no" || (o.hwdec == "auto" && cudaDeviceCountOrZero() == 0)
+                ? HwDecodeMode::No
+                : (o.hwdec == "nvdec" ? HwDecodeMode::Nvdec : HwDecodeMode::Auto);
+  s.gpu = o.gpu;
+  s.hwHeldFrames = o.streams + 5;  // the queue (streams + 3) and the frame being written
   s.live = s.format == "v4l2" || s.format == "video4linux2" || s.url.rfind("/dev/", 0) == 0;
   return s;
 }
@@ -80,6 +87,7 @@ bool FrameLoop::feed(const ProcessParams& params) {
   in.layout = f->info.layout;
   in.color = f->info.color;
   in.ptsUs = f->info.ptsUs;
+  in.device = f->info.device;
   if (auto ticket = processor_.submit(in, params)) {
     pending_ = ticket;
     ++framesIn_;

@@ -125,6 +125,7 @@ int runHeadless(const Options& o, const SignalWatcher& signals, RunStats& stats)
   HeadlessState st;
   st.params = o.process;
   const auto t0 = Clock::now();
+  const double cpu0 = processCpuSeconds();
   int exitCode = kExitOk;
   source->start(queue);
 
@@ -186,6 +187,7 @@ int runHeadless(const Options& o, const SignalWatcher& signals, RunStats& stats)
   progress.finish();
   if (encoder) encoder->finish();
   stats.wallSeconds = secondsSince(t0);
+  stats.cpuSeconds = processCpuSeconds() - cpu0;
   stats.framesIn = loop.framesIn();
   stats.finalParams = st.params;  // the parameters in force at the end, even if no frame used them yet
   stats.droppedQueue = queue.dropped();
@@ -195,6 +197,9 @@ int runHeadless(const Options& o, const SignalWatcher& signals, RunStats& stats)
   }
   const SourceStats ss = source->stats();
   stats.decodeErrors = ss.decodeErrors;
+  const SourceInfo last = source->info();
+  stats.decodePath = last.decodePath, stats.surfaceFormat = last.surfaceFormat;
+  stats.colorMatrix = last.colorMatrix, stats.hdr = last.hdr;
   const std::string fatal = source->fatalError();
   if (!fatal.empty()) {
     std::fprintf(stderr, "vidproc: %s\n", fatal.c_str());

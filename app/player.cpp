@@ -252,7 +252,10 @@ int runPlayer(const Options& o, Display& display, const SignalWatcher& signals, 
     hud.queueFill = queue.size();
     hud.droppedLate = uint64_t(stats.droppedLate);
     hud.droppedQueueFull = uint64_t(queue.dropped());
-    hud.pixelFormat = source->info().pixelFormat;
+    const SourceInfo now = source->info();
+    hud.pixelFormat = now.pixelFormat;
+    hud.decodePath = now.decodePath, hud.surface = now.surfaceFormat;
+    hud.colorMatrix = now.colorMatrix, hud.hdr = now.hdr;
     displayRate.update(hud.displayFps);
     processedRate.update(hud.processedFps);
     if (nowUs() - lastDecodeCheck >= 1'000'000) {

@@ -6,6 +6,8 @@ extern "C" {
 #include <libavutil/pixdesc.h>
 }
 
+#include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace vp::av {
@@ -43,8 +45,10 @@ void HwDecode::attach(AVCodecContext* dec, LogTap& tap, int extraFrames) {
   if (!dec->hw_device_ctx) throw std::bad_alloc();
   dec->get_format = &HwDecode::getFormat;
   dec->extra_hw_frames = extraFrames;
-  dec->thread_count = 1;
-  dec->thread_type = FF_THREAD_SLICE;
+  int threads = kFrameThreads;
+  if (const char* env = std::getenv("VP_NVDEC_THREADS")) threads = std::clamp(std::atoi(env), 1, 8);
+  dec->thread_count = threads;
+  dec->thread_type = FF_THREAD_FRAME;
 }
 
 AVPixelFormat HwDecode::getFormat(AVCodecContext* c, const AVPixelFormat* formats) {
@@ -61,7 +65,7 @@ AVPixelFormat HwDecode::getFormat(AVCodecContext* c, const AVPixelFormat* format
     self->state_ = State::Hardware;
     return AV_PIX_FMT_CUDA;
   }
-  if (self->state_ != State::Software)
+  if (self->state_.load() != State::Software)
     self->reason_ = offered ? "NVDEC output deeper than 10 bits is not used (" + what + ")"
                             : "NVDEC cannot decode this stream (" + what + ")";
   self->state_ = State::Software;

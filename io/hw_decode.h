@@ -7,8 +7,9 @@
 // .stream = a stream of ours, so no second context exists and the decoder's copies
 // run on a stream we can record events on; extra_hw_frames = the frames the
 // consumer may hold (the 5.1 decoder hands out its own surfaces, and a held one
-// cannot be reused); one decoder thread (the hardware decodes; frame threads would
-// each reserve more surfaces).
+// cannot be reused); a few frame threads (kFrameThreads), so several pictures are in
+// the NVDEC engine at once instead of each map waiting for its own decode (each thread
+// reserves one more surface; NVDEC takes at most 32).
 //
 // Fallback: get_format picks CUDA only when it is offered and the stream's software
 // format is 8- or 10-bit; when FFmpeg's hwaccel init fails (unsupported profile,
@@ -21,6 +22,7 @@
 #include "gpu/cuda_devices.h"
 #include "io/av_util.h"
 
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -43,7 +45,11 @@ class HwDecode {
   // Prepares `dec` (not yet opened) for hardware decoding; `tap` must be dec->opaque.
   void attach(AVCodecContext* dec, LogTap& tap, int extraFrames);
 
-  State state() const { return state_; }
+  // Frame threads of a hardware decoder; $VP_NVDEC_THREADS (1..8) overrides it for
+  // measurements (scripts/hwdec_bench.sh).
+  static constexpr int kFrameThreads = 3;
+
+  State state() const { return state_.load(); }
   const std::string& fallbackReason() const { return reason_; }
   // Selects the decoder's GPU on the calling thread (the decode thread).
   void bindThread() const { device_.bindThread(); }
@@ -57,7 +63,7 @@ class HwDecode {
 
   DecodeStream device_;
   AVBufferRef* deviceRef_ = nullptr;  // the AVHWDeviceContext (CUDA)
-  State state_ = State::Pending;      // written by get_format (decode thread)
+  std::atomic<State> state_{State::Pending};  // written by get_format (FFmpeg calls it on the decode thread)
   std::string reason_;                // why the decoder went to software
 };
 

@@ -49,7 +49,7 @@ SourceOptions sourceOptionsFrom(const Options& o) {
                 ? HwDecodeMode::No
                 : (o.hwdec == "nvdec" ? HwDecodeMode::Nvdec : HwDecodeMode::Auto);
   s.gpu = o.gpu;
-  s.hwHeldFrames = o.streams + 4;  // the queue (streams + 3) and the frame being written
+  s.hwHeldFrames = o.streams + 5;  // the queue (streams + 3), the frame being written, one spare
   s.live = s.format == "v4l2" || s.format == "video4linux2" || s.url.rfind("/dev/", 0) == 0;
   return s;
 }

@@ -48,7 +48,7 @@ void HwDecode::attach(AVCodecContext* dec, LogTap& tap, int extraFrames) {
   int threads = kFrameThreads;
   if (const char* env = std::getenv("VP_NVDEC_THREADS")) threads = std::clamp(std::atoi(env), 1, 8);
   dec->thread_count = threads;
-  dec->thread_type = FF_THREAD_FRAME;
+  dec->thread_type = threads > 1 ? FF_THREAD_FRAME : FF_THREAD_SLICE;
 }
 
 AVPixelFormat HwDecode::getFormat(AVCodecContext* c, const AVPixelFormat* formats) {

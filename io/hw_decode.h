@@ -7,9 +7,10 @@
 // .stream = a stream of ours, so no second context exists and the decoder's copies
 // run on a stream we can record events on; extra_hw_frames = the frames the
 // consumer may hold (the 5.1 decoder hands out its own surfaces, and a held one
-// cannot be reused); a few frame threads (kFrameThreads), so several pictures are in
-// the NVDEC engine at once instead of each map waiting for its own decode (each thread
-// reserves one more surface; NVDEC takes at most 32).
+// cannot be reused); one decoder thread (kFrameThreads): each picture is decoded and
+// mapped before the next is sent, which is what was measured and checked for
+// exactness on the H200. More frame threads would keep several pictures in the engine
+// at once (each reserves one more surface; NVDEC takes at most 32): not measured yet.
 //
 // Fallback: get_format picks CUDA only when it is offered and the stream's software
 // format is 8- or 10-bit; when FFmpeg's hwaccel init fails (unsupported profile,
@@ -46,8 +47,8 @@ class HwDecode {
   void attach(AVCodecContext* dec, LogTap& tap, int extraFrames);
 
   // Frame threads of a hardware decoder; $VP_NVDEC_THREADS (1..8) overrides it for
-  // measurements (scripts/hwdec_bench.sh).
-  static constexpr int kFrameThreads = 3;
+  // measurements only (scripts/hwdec_bench.sh's nvdec3 rows).
+  static constexpr int kFrameThreads = 1;
 
   State state() const { return state_.load(); }
   const std::string& fallbackReason() const { return reason_; }

@@ -42,7 +42,7 @@ struct SourceOptions {
   // nvdec leaves frames in device memory (FrameInfo::device); only for the cuda backend.
   HwDecodeMode hwdec = HwDecodeMode::No;
   int gpu = 0;            // CUDA device the decoder runs on (the pipeline's)
-  int hwHeldFrames = 7;   // decoded frames the consumer may hold at once (queue capacity + 1)
+  int hwHeldFrames = 8;   // surfaces reserved for frames the consumer holds (queue capacity + 2)
 };
 
 struct SourceInfo {

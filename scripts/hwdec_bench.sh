@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Software vs NVDEC decoding, measured with vidproc itself (docs/hardware-decoding.md):
-# for each clip, decode only (--decode-only), + nothing (--mode none: convert and
-# download), + K-means, + blur r 15, with --hwdec no and --hwdec nvdec; prints frames/s
-# and CPU ms per frame (getrusage user + system over the run) from --stats-json.
+# for each clip, decode only (--decode-only), + K-means, + blur r 15, with --hwdec no,
+# --hwdec nvdec and nvdec with three frame threads (nvdec3: VP_NVDEC_THREADS=3); prints
+# frames/s and CPU ms per frame (getrusage user + system over the run) from --stats-json.
+# MODES overrides the modes (decode none kmeans blur).
 #   scripts/hwdec_bench.sh VIDPROC_COMMAND OUT_DIR CLIP:FRAMES...
 # e.g. (GPU machine) scripts/hwdec_bench.sh ".gpu22/run build-server/vidproc" "$OUT" 4k.mp4:300
 set -uo pipefail
@@ -11,15 +12,16 @@ mkdir -p "$out"
 printf '%-24s %-8s %-7s %9s %9s  %s\n' clip mode hwdec fps cpu_ms decode
 for spec in "$@"; do
   clip=${spec%%:*}; frames=${spec##*:}
-  for mode in decode none kmeans blur; do
-    for hw in no nvdec; do
+  for mode in ${MODES:-decode kmeans blur}; do
+    for hw in no nvdec nvdec3; do
       case $mode in
         decode) args=(--decode-only) ;;
         blur) args=(--mode blur -r 15) ;;
         *) args=(--mode "$mode") ;;
       esac
       json="$out/$(basename "$clip")-$mode-$hw.json"
-      $vidproc "$clip" --headless --no-progress --backend cuda --loop --frames "$frames" --hwdec "$hw" \
+      threads=1; [[ $hw == nvdec3 ]] && threads=3
+      VP_NVDEC_THREADS=$threads $vidproc "$clip" --headless --no-progress --backend cuda --loop --frames "$frames" --hwdec "${hw%3}" \
         "${args[@]}" --stats-json "$json" > "$out/$(basename "$clip")-$mode-$hw.log" 2>&1 || echo "exit $? ($clip $mode $hw)"
       python3 - "$json" "$clip" "$mode" "$hw" <<'PY'
 import json, sys

@@ -51,7 +51,7 @@ TEST(HwdecOptions, SourceOptionsFollowTheBackend) {
   o.gpu = 2;
   EXPECT_EQ(sourceOptionsFrom(o).hwdec, HwDecodeMode::Nvdec);
   EXPECT_EQ(sourceOptionsFrom(o).gpu, 2);
-  EXPECT_EQ(sourceOptionsFrom(o).hwHeldFrames, o.streams + 4);  // the queue's capacity + 1
+  EXPECT_EQ(sourceOptionsFrom(o).hwHeldFrames, o.streams + 5);  // the queue's capacity + 2
   o.hwdec = "no";
   EXPECT_EQ(sourceOptionsFrom(o).hwdec, HwDecodeMode::No);
   o.hwdec = "auto";

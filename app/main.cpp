@@ -1,13 +1,13 @@
 // vidproc: real-time K-means colour segmentation and box blur of video on CUDA.
 // Parses options, picks headless or window mode, runs, prints the summary.
-#include "app/headless_player.h"
+#include "app/player/headless_player.h"
 #include "app/options.h"
 #ifdef VP_WITH_WINDOW
-#include "app/player.h"
+#include "app/ui/window_display.h"
 #endif
-#include "app/signals.h"
-#include "app/stats.h"
-#include "app/synthetic_run.h"
+#include "app/input/signals.h"
+#include "app/player/stats.h"
+#include "app/player/benchmark_modes.h"
 #include "gpu/cuda_devices.h"
 #include "gpu/device_info.h"
 #include "io/input_devices.h"

@@ -1,5 +1,7 @@
 #include "app/options.h"
 
+#include "app/input/command_table.h"
+
 #include <CLI/CLI.hpp>
 #include <toml++/toml.h>
 
@@ -12,18 +14,7 @@
 namespace vp {
 namespace {
 
-constexpr const char* kFooter = R"(Keys (window): k/K clusters -/+, r/R radius -/+, +/- current parameter, b passes,
-e border, m mode (1 kmeans, 2 blur, 3 none), space pause, . step, left/right seek 5 s,
-down/up seek 60 s, f fullscreen, s screenshot, h HUD, ? or F1 help, q/Esc quit.
-
-Control commands (--control FILE, one per line, applied between frames): mode kmeans|blur|none,
-k N, radius N, passes N, border zero|replicate|reflect|wrap, iterations N, pause, resume, step,
-seek S | seek +S | seek -S (seconds), screenshot [FILE], quit, or any key action name from the
-config's [keys] (k_inc, cycle_mode, ...). A bad line logs a warning and is ignored. A FIFO may
-be reopened by new writers; a regular file is followed like tail -f; the end of stdin ends the
-channel only. Processing goes on until the input ends, quit, or a signal.
-
-Exit codes: 0 success; 1 bad input, unwritable output, no CUDA device for --backend cuda,
+constexpr const char* kFooterEnd = R"(Exit codes: 0 success; 1 bad input, unwritable output, no CUDA device for --backend cuda,
 or a runtime failure; 2 bad command line or config file; 130 interrupted (SIGINT/SIGTERM;
 the output file is still finalised).
 
@@ -38,7 +29,7 @@ struct EnumStrings {
 
 void buildCli(CLI::App& app, Options& o, EnumStrings& e) {
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  app.footer(kFooter);
+  app.footer(commandsHelpText() + "\n" + kFooterEnd);
   app.set_version_flag("--version", "vidproc 0.1.0");
 
   app.add_option("input", o.input, "Video file, device or lavfi graph (default: a built-in moving pattern)");
@@ -119,7 +110,7 @@ std::vector<std::string> configArgs(const toml::table& table, CLI::App& app, Opt
     const std::string key(k.str());
     if (key == "keys") {
       const toml::table* keys = node.as_table();
-      if (!keys) throw std::runtime_error("config: 'keys' must be a table of action = \"key\"");
+      if (!keys) throw std::runtime_error("config: 'keys' must be a table of \"key\" = \"command\"");
       for (const auto& [action, binding] : *keys) {
         auto v = binding.value<std::string>();
         if (!v) throw std::runtime_error("config: keys." + std::string(action.str()) + " must be a string");

@@ -60,7 +60,7 @@ struct Options {
   std::string screenshotDir = ".";
   std::map<std::string, std::string> keys;  // action name -> key name (config [keys])
 
-  // benchmark modes (app/synthetic_run.h)
+  // benchmark modes (app/player/benchmark_modes.h)
   std::string synthetic;      // --synthetic WxH: pinned frames, no decode
   bool decodeOnly = false;    // --decode-only: decode and discard
 

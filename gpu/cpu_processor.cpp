@@ -58,14 +58,14 @@ class CpuProcessor final : public Processor {
 
     auto t0 = Clock::now();
     convertToRgbaCpu(planarView(frame.layout, frame.data), rgba_.view(), frame.color);
-    s.out.times.convertMs = msSince(t0);
+    s.out.times[Stage::Convert] = msSince(t0);
     t0 = Clock::now();
     const HostImage* result = &processed_;
     if (params.mode == Mode::Kmeans) {
       bool reinit = false;
       KmeansParams kp = schedule_.next(params.kmeans, params.warmStart, reinit);
       kmeansCpu(rgba_.view(), processed_.view(), nullptr, state_, kp, *kmeansScratch_);
-      s.out.times.kmeansMs = msSince(t0);
+      s.out.times[Stage::Kmeans] = msSince(t0);
       s.out.params.kmeans = kp;
       s.out.kmeansReinit = reinit;
       s.out.kmeansIterations = state_.iterations;
@@ -73,7 +73,7 @@ class CpuProcessor final : public Processor {
       schedule_.observe(state_.cost, int64_t(w) * h, reinit);
     } else if (params.mode == Mode::Blur) {
       boxBlurCpu(rgba_.view(), processed_.view(), params.blur, *blurScratch_);
-      s.out.times.blurMs = msSince(t0);
+      s.out.times[Stage::Blur] = msSince(t0);
     } else {
       result = &rgba_;
     }

@@ -229,12 +229,12 @@ class CudaProcessor final : public Processor {
   // Reads the completed slot's timings and K-means result.
   void finish(Slot& s) {
     StageTimes& t = s.out.times;
-    t.uploadMs = s.deviceInput ? -1.f : Event::elapsedMs(s.start, s.uploaded);
-    t.convertMs = Event::elapsedMs(s.uploaded, s.converted);
+    t[Stage::Upload] = s.deviceInput ? -1.f : Event::elapsedMs(s.start, s.uploaded);
+    t[Stage::Convert] = Event::elapsedMs(s.uploaded, s.converted);
     const float computeMs = Event::elapsedMs(s.converted, s.processed_);
-    if (s.ranKmeans) t.kmeansMs = computeMs;
-    if (s.ranBlur) t.blurMs = computeMs;
-    t.downloadMs = Event::elapsedMs(s.processed_, s.downloaded);
+    if (s.ranKmeans) t[Stage::Kmeans] = computeMs;
+    if (s.ranBlur) t[Stage::Blur] = computeMs;
+    t[Stage::Download] = Event::elapsedMs(s.processed_, s.downloaded);
     StageTimeline& tl = s.out.timeline;
     tl.uploadStart = Event::elapsedMs(epoch_, s.start);
     tl.uploadEnd = tl.computeStart = Event::elapsedMs(epoch_, s.uploaded);

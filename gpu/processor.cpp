@@ -26,6 +26,13 @@ bool parseMode(std::string_view name, Mode& out) {
   return false;
 }
 
+std::string_view stageName(Stage stage) {
+  static constexpr std::string_view kNames[kStageCount] = {"upload",   "convert", "kmeans", "blur",
+                                                           "download", "present", "encode"};
+  const auto i = static_cast<size_t>(stage);
+  return i < size_t(kStageCount) ? kNames[i] : "unknown";
+}
+
 std::string_view borderModeName(BorderMode mode) {
   switch (mode) {
     case BorderMode::Zero: return "zero";

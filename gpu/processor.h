@@ -17,6 +17,7 @@
 
 #include <vector_types.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -25,6 +26,9 @@
 namespace vp {
 
 enum class Mode : uint8_t { Kmeans, Blur, None };
+inline constexpr int kModeCount = 3;          // cycles step through Mode in this order
+inline constexpr int kBorderModeCount = 4;    // BorderMode: Zero, Replicate, Reflect, Wrap
+static_assert(static_cast<int>(BorderMode::Wrap) == kBorderModeCount - 1, "BorderMode changed: update the count");
 std::string_view modeName(Mode mode);
 bool parseMode(std::string_view name, Mode& out);
 std::string_view borderModeName(BorderMode mode);  // "zero", "replicate", "reflect", "wrap"
@@ -39,13 +43,19 @@ struct ProcessParams {
   BlurParams blur;
 };
 
+// The stages of one frame's trip, in pipeline order: the one list the processors, the
+// statistics, the JSON and the HUD share. A processor times Upload..Download; the
+// players time Present (window) and Encode (-o).
+enum class Stage : uint8_t { Upload, Convert, Kmeans, Blur, Download, Present, Encode };
+inline constexpr int kStageCount = 7;
+std::string_view stageName(Stage stage);  // "upload", "convert", ... "encode"
+
 // Milliseconds each stage took for one frame; negative when the stage did not run.
 struct StageTimes {
-  float uploadMs = -1;
-  float convertMs = -1;
-  float kmeansMs = -1;
-  float blurMs = -1;
-  float downloadMs = -1;
+  std::array<float, kStageCount> ms;  // indexed by Stage
+  StageTimes() { ms.fill(-1.f); }
+  float& operator[](Stage s) { return ms[static_cast<size_t>(s)]; }
+  float operator[](Stage s) const { return ms[static_cast<size_t>(s)]; }
 };
 
 // When each stage of one frame ran, in ms since the processor was created (cuda

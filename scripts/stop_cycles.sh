@@ -14,7 +14,11 @@
 #   scripts/stop_cycles.sh [N=100] [--window]
 # Environment: VP_BUILD (default build), VP_RUN (command prefix, e.g. ".gpu/run"),
 # VP_BACKEND (default auto), VP_STOP_TIMEOUT (default 30), VP_STOP_OUT (work folder;
-# default a temp folder, removed on success). --window runs the SDL player (needs
+# default a temp folder, removed on success), VP_STOP_SEED (seed of the random ways,
+# delays and outputs; default random, printed first: the same seed makes the same choices).
+# A signal is sent only once vidproc's signal watcher is up (never before: a default
+# action would end it with the same status 130), and a run ended by a signal must have
+# written its summary and stats, which a process killed by the default action does not. --window runs the SDL player (needs
 # $DISPLAY, e.g. under tests/window/xvfb.sh, and xdotool for the key way).
 set -uo pipefail
 n=${1:-100}
@@ -26,6 +30,9 @@ timeout_s=${VP_STOP_TIMEOUT:-30}
 # shellcheck disable=SC2206
 run=(${VP_RUN:-})
 work=${VP_STOP_OUT:-$(mktemp -d /tmp/vp-stop.XXXXXX)}
+seed=${VP_STOP_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+RANDOM=$seed  # bash reseeds $RANDOM in subshells: it is read only in this shell below
+echo "stop cycles: seed $seed (VP_STOP_SEED=$seed repeats the choices)"
 mkdir -p "$work"
 ways=(sigint sigterm quit seek pause eos)
 if ((window)); then
@@ -36,10 +43,11 @@ fi
 "${run[@]}" "$build/tests/vp_make_clip" "$work/loop.mp4" 192 108 90 >/dev/null || { echo "FAIL: vp_make_clip"; exit 1; }
 "${run[@]}" "$build/tests/vp_make_clip" "$work/short.mp4" 192 108 12 >/dev/null || { echo "FAIL: vp_make_clip"; exit 1; }
 
-# A random delay in seconds, 0.000 .. $1 (milliseconds resolution).
+# A random delay in seconds, 0.000 .. $1 (milliseconds resolution), into $REPLY (not
+# printed: a $(...) subshell would draw from a reseeded $RANDOM).
 rand_delay() {
   local ms=$((RANDOM % ($1 * 1000 + 1)))
-  printf '%d.%03d' $((ms / 1000)) $((ms % 1000))
+  printf -v REPLY '%d.%03d' $((ms / 1000)) $((ms % 1000))
 }
 json() { grep -m1 "\"$1\":" "$2" 2>/dev/null | sed 's/.*: *//; s/[",]//g'; }
 # The signal watcher is up once the main thread blocks SIGINT and SIGTERM but not
@@ -64,7 +72,8 @@ for ((i = 0; i < n; i++)); do
   ((window)) || args+=(--headless --no-progress)
   out=""
   if ((!window && RANDOM % 2)); then  # the window player writes no file
-    out=$dir/out.$( ((RANDOM % 2)) && echo mkv || echo mp4)
+    out=$dir/out.mp4
+    ((RANDOM % 2)) && out=$dir/out.mkv
     args+=(-o "$out" -y)
     [[ $out == *.mkv ]] && args+=(--codec ffv1)
   fi
@@ -72,18 +81,25 @@ for ((i = 0; i < n; i++)); do
     --stats-json "$dir/stats.json" >"$dir/log" 2>&1 &
   pid=$!
   exec 3<>"$fifo"  # our writer: commands never block, vidproc's end is opened read-write anyway
-  for _ in $(seq 200); do watching "$pid" && break; kill -0 "$pid" 2>/dev/null || break; sleep 0.01; done
-  delay=$(rand_delay 2)
+  ready=0
+  for _ in $(seq $((timeout_s * 100))); do
+    watching "$pid" && { ready=1; break; }
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.01
+  done
+  rand_delay 2
+  delay=$REPLY
   sleep "$delay"
   want=0 how=$way
   case $way in
     sigint) kill -INT "$pid"; want=130 ;;
     sigterm) kill -TERM "$pid"; want=130 ;;
     quit) echo quit >&3 ;;
-    seek) printf 'seek %s\nquit\n' "$(rand_delay 2)" >&3 ;;
+    seek) rand_delay 2; printf 'seek %s\nquit\n' "$REPLY" >&3 ;;
     pause)
       echo pause >&3
-      sleep "$(rand_delay 1)"
+      rand_delay 1
+      sleep "$REPLY"
       if ((RANDOM % 2)); then kill -INT "$pid"; want=130 how="pause+sigint"; else echo quit >&3; how="pause+quit"; fi ;;
     eos) ((RANDOM % 2)) && { echo quit >&3; how="eos+quit"; } ;;
     key)
@@ -97,11 +113,16 @@ for ((i = 0; i < n; i++)); do
   done
   exec 3>&-
   problem=""
-  if [[ $code == timeout ]]; then
+  if ((!ready)); then
+    [[ $code == timeout ]] && { kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; }
+    problem="the signal watcher was never up (exit $code)"
+  elif [[ $code == timeout ]]; then
     kill -ABRT "$pid" 2>/dev/null; sleep 1; kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
     problem="did not end within ${timeout_s}s (deadlock?)"
   elif [[ $code != "$want" ]]; then
     problem="exit code $code, expected $want"
+  elif [[ ! -s $dir/stats.json ]]; then
+    problem="exit code $code but no stats written: killed rather than ended by itself"
   elif [[ -n "$out" ]]; then
     processed=$(json processed "$dir/stats.json")
     if [[ -z "$processed" ]]; then
@@ -122,7 +143,7 @@ for ((i = 0; i < n; i++)); do
     rm -rf "$dir"
   else
     failed=$((failed + 1))
-    echo "FAIL run $i ($how after ${delay}s${out:+, output $out}): $problem; log $dir/log"
+    echo "FAIL run $i ($how after ${delay}s${out:+, output $out}; seed $seed): $problem; log $dir/log"
     tail -n 5 "$dir/log" | sed 's/^/    /'
   fi
 done

@@ -1,9 +1,9 @@
-// The control channel: command parsing and parameter changes (pure), and the
-// reader thread on a FIFO (writers come and go), a tailed file, bad lines and
-// overflow.
-#include "app/control.h"
-#include "app/control_channel.h"
+// The command language (parsing and parameter changes, pure) and the control channel's
+// reader thread on a FIFO (writers come and go), a tailed file, bad lines and overflow.
+#include "app/input/commands.h"
+#include "app/input/control_channel.h"
 #include "support/clips.h"
+#include "support/threads.h"
 
 #include <gtest/gtest.h>
 
@@ -13,138 +13,158 @@
 
 #include <chrono>
 #include <fstream>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
 namespace vp {
 namespace {
 
-ControlCommand parse(const std::string& line) {
-  auto c = parseControlCommand(line);
+Command parse(const std::string& line) {
+  auto c = parseCommand(line);
   if (!c) throw std::logic_error("no command in '" + line + "'");
   return *c;
 }
 
 TEST(ControlParse, ParameterCommands) {
-  ControlCommand c = parse("mode blur");
-  EXPECT_EQ(c.kind, ControlKind::SetMode);
+  Command c = parse("mode blur");
+  EXPECT_EQ(c.verb, Verb::Mode);
+  EXPECT_EQ(c.change, Change::Set);
   EXPECT_EQ(Mode(c.value), Mode::Blur);
   EXPECT_EQ(Mode(parse("  MODE   None ").value), Mode::None);
   c = parse("k 12");
-  EXPECT_EQ(c.kind, ControlKind::SetK);
+  EXPECT_EQ(c.verb, Verb::K);
   EXPECT_EQ(c.value, 12);
-  EXPECT_EQ(parse("clusters 3").kind, ControlKind::SetK);
+  EXPECT_EQ(parse("clusters 3").verb, Verb::K);
   c = parse("radius 0");
-  EXPECT_EQ(c.kind, ControlKind::SetRadius);
+  EXPECT_EQ(c.verb, Verb::Radius);
   EXPECT_EQ(c.value, 0);
   EXPECT_EQ(parse("passes 3").value, 3);
   c = parse("border wrap");
-  EXPECT_EQ(c.kind, ControlKind::SetBorder);
+  EXPECT_EQ(c.verb, Verb::Border);
   EXPECT_EQ(BorderMode(c.value), BorderMode::Wrap);
   c = parse("iterations 1000\r");
-  EXPECT_EQ(c.kind, ControlKind::SetIterations);
+  EXPECT_EQ(c.verb, Verb::Iterations);
   EXPECT_EQ(c.value, 1000);
   EXPECT_EQ(c.text, "iterations 1000");
 }
 
 TEST(ControlParse, PlaybackCommands) {
-  EXPECT_EQ(parse("pause").kind, ControlKind::Pause);
-  EXPECT_EQ(parse("resume").kind, ControlKind::Resume);
-  EXPECT_EQ(parse("step").kind, ControlKind::Step);
-  EXPECT_EQ(parse("quit").kind, ControlKind::Quit);
-  ControlCommand c = parse("seek 12.5");
-  EXPECT_EQ(c.kind, ControlKind::SeekTo);
+  EXPECT_EQ(parse("pause").verb, Verb::Pause);
+  EXPECT_EQ(parse("pause").value, 1);
+  EXPECT_EQ(parse("resume"), parse("pause off"));
+  EXPECT_EQ(parse("pause toggle").change, Change::Toggle);
+  EXPECT_EQ(parse("step").verb, Verb::Step);
+  EXPECT_EQ(parse("quit").verb, Verb::Quit);
+  Command c = parse("seek 12.5");
+  EXPECT_EQ(c.verb, Verb::Seek);
+  EXPECT_EQ(c.change, Change::Set);
   EXPECT_EQ(c.seekUs, 12'500'000);
   c = parse("seek +3");
-  EXPECT_EQ(c.kind, ControlKind::SeekBy);
+  EXPECT_EQ(c.change, Change::Add);
   EXPECT_EQ(c.seekUs, 3'000'000);
   c = parse("seek -0.25");
-  EXPECT_EQ(c.kind, ControlKind::SeekBy);
+  EXPECT_EQ(c.change, Change::Add);
   EXPECT_EQ(c.seekUs, -250'000);
   c = parse("screenshot");
-  EXPECT_EQ(c.kind, ControlKind::Screenshot);
+  EXPECT_EQ(c.verb, Verb::Screenshot);
   EXPECT_TRUE(c.path.empty());
   EXPECT_EQ(parse("screenshot /tmp/my shot.png ").path, "/tmp/my shot.png");
 }
 
+// The key-action names of earlier versions are aliases of whole commands.
 TEST(ControlParse, KeyActionsByConfigName) {
-  ControlCommand c = parse("k_inc");
-  EXPECT_EQ(c.kind, ControlKind::Key);
-  EXPECT_EQ(c.action, Action::KInc);
-  EXPECT_EQ(parse("toggle-hud").action, Action::ToggleHud);
-  EXPECT_EQ(parse("toggle_pause").kind, ControlKind::TogglePause);
-  c = parse("seek_back_60");
-  EXPECT_EQ(c.kind, ControlKind::SeekBy);
+  EXPECT_EQ(parse("k_inc"), parse("k +1"));
+  EXPECT_EQ(parse("toggle-hud"), parse("hud"));
+  EXPECT_EQ(parse("toggle_pause"), parse("pause toggle"));
+  Command c = parse("seek_back_60");
+  EXPECT_EQ(c.verb, Verb::Seek);
+  EXPECT_EQ(c.change, Change::Add);
   EXPECT_EQ(c.seekUs, -60'000'000);
   EXPECT_EQ(parse("seek_fwd_5").seekUs, 5'000'000);
+  EXPECT_EQ(parse("k_inc").text, "k +1");  // an alias names the command it stands for
+}
+
+TEST(ControlParse, RelativeSteps) {
+  Command c = parse("k -1");
+  EXPECT_EQ(c.change, Change::Add);
+  EXPECT_EQ(c.value, -1);
+  EXPECT_EQ(parse("radius +10").value, 10);
+  EXPECT_EQ(parse("param -2").value, -2);
+  EXPECT_EQ(parse("passes cycle").change, Change::Cycle);
+  EXPECT_EQ(parse("mode cycle").change, Change::Cycle);
+  EXPECT_EQ(parse("border cycle").change, Change::Cycle);
 }
 
 TEST(ControlParse, BlankLinesAndComments) {
-  EXPECT_FALSE(parseControlCommand(""));
-  EXPECT_FALSE(parseControlCommand("   \t"));
-  EXPECT_FALSE(parseControlCommand("# k 4"));
+  EXPECT_FALSE(parseCommand(""));
+  EXPECT_FALSE(parseCommand("   \t"));
+  EXPECT_FALSE(parseCommand("# k 4"));
 }
 
 TEST(ControlParse, BadLinesSayWhy) {
   for (const char* bad : {"k",          "k 0",      "k 33",
-                          "k 4x",       "k 4 5",    "k -1",
+                          "k 4x",       "k 4 5",    "k +x",
                           "radius 101", "passes 0", "iterations 1001",
                           "mode fast",  "mode",     "border mirror",
                           "seek",       "seek x",   "seek +",
                           "seek 1e99",  "seek nan", "pause now",
                           "quit 1",     "warp 9",   "k_inc 2",
+                          "param 3",    "iterations +1", "passes +1",
                           "\x01\x02"}) {
-    EXPECT_THROW(parseControlCommand(bad), std::invalid_argument) << bad;
+    EXPECT_THROW(parseCommand(bad), std::invalid_argument) << bad;
   }
   try {
-    parseControlCommand("k 40");
+    parseCommand("k 40");
     FAIL() << "accepted k 40";
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(), "k must be 1..32");
   }
   try {
-    parseControlCommand("frobnicate 1");
+    parseCommand("frobnicate 1");
     FAIL() << "accepted frobnicate";
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(), "unknown command 'frobnicate'");
   }
 }
 
-TEST(ControlParams, SetAndKeyCommandsChangeParams) {
+TEST(ControlParams, SetAndStepCommandsChangeParams) {
   ProcessParams p;
   p.kmeans.k = 8;
-  EXPECT_TRUE(applyControlParams(parse("k 5"), p));
+  EXPECT_TRUE(applyParams(parse("k 5"), p));
   EXPECT_EQ(p.kmeans.k, 5);
-  EXPECT_FALSE(applyControlParams(parse("k 5"), p));  // no change
-  EXPECT_TRUE(applyControlParams(parse("mode blur"), p));
-  EXPECT_TRUE(applyControlParams(parse("radius 17"), p));
-  EXPECT_TRUE(applyControlParams(parse("passes 2"), p));
-  EXPECT_TRUE(applyControlParams(parse("border zero"), p));
-  EXPECT_TRUE(applyControlParams(parse("iterations 3"), p));
-  EXPECT_TRUE(applyControlParams(parse("param_inc"), p));  // blur mode: radius + 1
+  EXPECT_FALSE(applyParams(parse("k 5"), p));  // no change
+  EXPECT_TRUE(applyParams(parse("mode blur"), p));
+  EXPECT_TRUE(applyParams(parse("radius 17"), p));
+  EXPECT_TRUE(applyParams(parse("passes 2"), p));
+  EXPECT_TRUE(applyParams(parse("border zero"), p));
+  EXPECT_TRUE(applyParams(parse("iterations 3"), p));
+  EXPECT_TRUE(applyParams(parse("param_inc"), p));  // blur mode: radius + 1
   EXPECT_EQ(p.mode, Mode::Blur);
   EXPECT_EQ(p.blur.radius, 18);
   EXPECT_EQ(p.blur.passes, 2);
   EXPECT_EQ(p.blur.border, BorderMode::Zero);
   EXPECT_EQ(p.kmeans.maxIterations, 3);
-  for (const char* line : {"mode none", "k 9", "radius 1", "k_dec", "cycle_mode", "mode_blur"})
+  for (const char* line : {"mode none", "k 9", "radius 1", "k_dec", "cycle_mode", "mode_blur", "param +1"})
     EXPECT_TRUE(isParamCommand(parse(line))) << line;
   for (const char* line :
-       {"pause", "step", "seek 1", "screenshot", "quit", "toggle_hud", "toggle_fullscreen"}) {
+       {"pause", "step", "seek 1", "screenshot", "quit", "toggle_hud", "toggle_fullscreen", "help"}) {
     EXPECT_FALSE(isParamCommand(parse(line))) << line;
     ProcessParams before = p;
-    EXPECT_FALSE(applyControlParams(parse(line), p)) << line;
+    EXPECT_FALSE(applyParams(parse(line), p)) << line;
     EXPECT_EQ(p.kmeans.k, before.kmeans.k);
   }
+  for (const char* line : {"fullscreen", "hud", "help", "toggle_hud"}) EXPECT_TRUE(isWindowCommand(parse(line)));
+  EXPECT_FALSE(isWindowCommand(parse("screenshot")));
 }
 
 // Waits up to 5 s for `n` commands in total from the channel.
-std::vector<ControlCommand> takeN(ControlChannel& ch, size_t n) {
-  std::vector<ControlCommand> got;
+std::vector<Command> takeN(ControlChannel& ch, size_t n) {
+  std::vector<Command> got;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   while (got.size() < n && std::chrono::steady_clock::now() < deadline) {
     ch.waitFor(std::chrono::milliseconds(50));
-    for (ControlCommand& c : ch.take()) got.push_back(std::move(c));
+    for (Command& c : ch.take()) got.push_back(std::move(c));
   }
   return got;
 }
@@ -164,11 +184,11 @@ TEST(ControlChannel, FifoWritersMayComeAndGo) {
   writeTo(fifo, "k 4\nmode bl", O_WRONLY);  // the writer closes mid-line
   writeTo(fifo, "ur\n", O_WRONLY);          // a new writer finishes it: no EOF in between
   writeTo(fifo, "bogus\n\n# comment\nquit\n", O_WRONLY);
-  std::vector<ControlCommand> got = takeN(ch, 3);
+  std::vector<Command> got = takeN(ch, 3);
   ASSERT_EQ(got.size(), 3u);
-  EXPECT_EQ(got[0].kind, ControlKind::SetK);
+  EXPECT_EQ(got[0].verb, Verb::K);
   EXPECT_EQ(got[1].text, "mode blur");
-  EXPECT_EQ(got[2].kind, ControlKind::Quit);
+  EXPECT_EQ(got[2].verb, Verb::Quit);
   EXPECT_EQ(ch.accepted(), 3);
   EXPECT_EQ(ch.rejected(), 1);
 }
@@ -177,14 +197,21 @@ TEST(ControlChannel, RegularFileIsTailed) {
   test::TempDir dir;
   const std::string file = dir.file("ctl.txt");
   writeTo(file, "radius 9\n", O_WRONLY | O_CREAT | O_TRUNC);
+  const std::set<pid_t> before = test::threadIds();
   ControlChannel ch(file);
+  pid_t reader = 0;  // the thread the channel started
+  for (pid_t id : test::threadIds())
+    if (!before.count(id)) reader = id;
+  ASSERT_NE(reader, 0);
   ASSERT_EQ(takeN(ch, 1).size(), 1u);
-  std::this_thread::sleep_for(std::chrono::milliseconds(250));  // the reader is at the end now
+  // A regular file never blocks a read, and nobody holds the channel's lock now: the
+  // reader sleeps only in its wait for the file to grow, i.e. it has read to the end.
+  ASSERT_TRUE(test::waitUntilBlocked(reader, 10)) << "the reader never reached the end of the file";
   writeTo(file, "pause\nresume\n", O_WRONLY | O_APPEND);
-  std::vector<ControlCommand> got = takeN(ch, 2);
+  std::vector<Command> got = takeN(ch, 2);
   ASSERT_EQ(got.size(), 2u);
-  EXPECT_EQ(got[0].kind, ControlKind::Pause);
-  EXPECT_EQ(got[1].kind, ControlKind::Resume);
+  EXPECT_EQ(got[0], parse("pause"));
+  EXPECT_EQ(got[1], parse("resume"));
 }
 
 TEST(ControlChannel, OverlongLineAndOverflowAreDropped) {
@@ -198,9 +225,9 @@ TEST(ControlChannel, OverlongLineAndOverflowAreDropped) {
   while (ch.accepted() + ch.rejected() < int64_t(ControlChannel::kMaxQueued) + 22 &&
          std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  std::vector<ControlCommand> got = ch.take();
+  std::vector<Command> got = ch.take();
   ASSERT_EQ(got.size(), ControlChannel::kMaxQueued);
-  EXPECT_EQ(got[0].kind, ControlKind::SetK);
+  EXPECT_EQ(got[0].verb, Verb::K);
   EXPECT_EQ(ch.rejected(), 1 + 21);  // the long line, then the steps that did not fit
 }
 

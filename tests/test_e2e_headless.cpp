@@ -18,6 +18,7 @@
 
 #include <array>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 #include <cstdio>
 #include <cstdlib>
@@ -185,7 +186,23 @@ TEST_F(E2E, InterruptLeavesAPlayableFile) {
     execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  int status0 = 0;
+  // Ready once the output grows after its header: frames are being written, so the signal
+  // watcher (set up before any thread) is in place. A signal before it would meet the
+  // default action: WIFSIGNALED below, not a clean 130.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  std::error_code ec;
+  uintmax_t first = 0;
+  bool growing = false;
+  while (!growing && std::chrono::steady_clock::now() < deadline) {
+    ASSERT_EQ(waitpid(pid, &status0, WNOHANG), 0) << "vidproc ended by itself (status " << status0 << ")";
+    const uintmax_t size = std::filesystem::file_size(out, ec);
+    if (!ec && size > 0 && first == 0) first = size;
+    growing = !ec && first > 0 && size > first;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (!growing) kill(-pid, SIGKILL), waitpid(pid, &status0, 0);
+  ASSERT_TRUE(growing) << "the output did not grow within 60 s";
   kill(-pid, SIGINT);
   int status = 0;
   for (int i = 0; i < 200 && waitpid(pid, &status, WNOHANG) == 0; ++i)

@@ -26,7 +26,9 @@ namespace vp {
 namespace {
 
 namespace fs = std::filesystem;
-constexpr double kMaxSeconds = 5;  // "within a few seconds", on a loaded 2-core machine
+// "Within a few seconds" for a user; the limit allows for a loaded 2-core machine running
+// the suite under AddressSanitizer with ctest -j (a hang still ends at the 60 s hard limit).
+constexpr double kMaxSeconds = 15;
 
 using test::backend;
 using test::vidproc;
@@ -150,7 +152,7 @@ TEST_P(BadInputs, OneClearLineExitOneNothingTouched) {
   std::vector<std::string> args = {"--headless", "--no-progress", "--backend", backend()};
   args.insert(args.end(), s.args.begin(), s.args.end());
   const auto before = snapshot(dir.path());
-  const test::ProgramRun r = test::runProgram(vidproc(), args, dir.path(), 30);
+  const test::ProgramRun r = test::runProgram(vidproc(), args, dir.path(), 60);
 
   EXPECT_FALSE(r.timedOut);
   EXPECT_EQ(r.signal, 0) << "killed by signal " << r.signal << (r.coreDumped ? " (core dumped)" : "");
@@ -203,7 +205,7 @@ TEST_P(DamagedInputs, DecodeWhatDecodesExitZeroErrorsCounted) {
   const auto before = snapshot(dir.path());
   const test::ProgramRun r = test::runProgram(
       vidproc(), {"--headless", "--no-progress", "--backend", backend(), path, "--stats-json", json},
-      dir.path(), 30);
+      dir.path(), 60);
   EXPECT_FALSE(r.timedOut);
   EXPECT_EQ(r.signal, 0);
   ASSERT_EQ(r.exitCode, 0) << r.err;

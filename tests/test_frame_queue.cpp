@@ -1,6 +1,7 @@
 // FrameQueue: ordering across threads, blocking, abort, flush, drop-oldest mode.
 #include "io/frame_queue.h"
 #include "support/clips.h"
+#include "support/threads.h"
 
 #include <gtest/gtest.h>
 
@@ -14,6 +15,12 @@ namespace vp {
 namespace {
 
 using namespace std::chrono_literals;
+
+// The id of a thread that has published it, waiting for it to do so.
+pid_t awaitId(const std::atomic<pid_t>& id) {
+  while (id.load() == 0) std::this_thread::yield();
+  return id.load();
+}
 
 // Producer side in one call: fills the writable slot with index `i` and pushes.
 bool pushIndex(FrameQueue& q, int64_t i) {
@@ -61,12 +68,15 @@ TEST(FrameQueue, ProducerBlocksWhenFull) {
   ASSERT_TRUE(pushIndex(q, 0));
   ASSERT_TRUE(pushIndex(q, 1));
   std::atomic<bool> got{false};
+  std::atomic<pid_t> id{0};
   std::thread producer([&] {
+    id = test::currentThreadId();
     EXPECT_NE(q.peekWritable(), nullptr);
     got = true;
     q.push();
   });
-  std::this_thread::sleep_for(50ms);
+  // Asleep in the kernel while nobody else touches the queue: it waits inside peekWritable.
+  EXPECT_TRUE(test::waitUntilBlocked(awaitId(id), 10)) << "the producer never blocked";
   EXPECT_FALSE(got) << "peekWritable returned while the queue was full";
   EXPECT_EQ(popIndex(q), 0);
   producer.join();
@@ -79,9 +89,17 @@ TEST(FrameQueue, AbortWakesBothSides) {
   FrameQueue empty(2, HostAllocator::plain());
   FrameQueue full(1, HostAllocator::plain());
   ASSERT_TRUE(pushIndex(full, 0));
-  auto consumer = std::async(std::launch::async, [&] { return empty.peekReadable(); });
-  auto producer = std::async(std::launch::async, [&] { return full.peekWritable(); });
-  std::this_thread::sleep_for(30ms);
+  std::atomic<pid_t> consumerId{0}, producerId{0};
+  auto consumer = std::async(std::launch::async, [&] {
+    consumerId = test::currentThreadId();
+    return empty.peekReadable();
+  });
+  auto producer = std::async(std::launch::async, [&] {
+    producerId = test::currentThreadId();
+    return full.peekWritable();
+  });
+  ASSERT_TRUE(test::waitUntilBlocked(awaitId(consumerId), 10)) << "the consumer never blocked";
+  ASSERT_TRUE(test::waitUntilBlocked(awaitId(producerId), 10)) << "the producer never blocked";
   EXPECT_EQ(consumer.wait_for(0ms), std::future_status::timeout);
   EXPECT_EQ(producer.wait_for(0ms), std::future_status::timeout);
   empty.abort();
@@ -153,8 +171,13 @@ TEST(FrameQueue, DropOldestWithOneSlotWaitsForThePeekedFrame) {
   FrameQueue q(1, HostAllocator::plain(), true);
   ASSERT_TRUE(pushIndex(q, 0));
   ASSERT_NE(q.tryPeekReadable(), nullptr);
-  auto producer = std::async(std::launch::async, [&] { return pushIndex(q, 1); });
-  EXPECT_EQ(producer.wait_for(30ms), std::future_status::timeout);
+  std::atomic<pid_t> id{0};
+  auto producer = std::async(std::launch::async, [&] {
+    id = test::currentThreadId();
+    return pushIndex(q, 1);
+  });
+  ASSERT_TRUE(test::waitUntilBlocked(awaitId(id), 10)) << "the producer never blocked";
+  EXPECT_EQ(producer.wait_for(0ms), std::future_status::timeout);
   q.pop();
   ASSERT_EQ(producer.wait_for(5s), std::future_status::ready);
   EXPECT_TRUE(producer.get());

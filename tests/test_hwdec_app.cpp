@@ -1,8 +1,8 @@
 // The application side of hardware decoding: --hwdec / --gpu / --list-gpus options,
 // the source options they become, and the CPU-time and decode fields of the statistics.
-#include "app/frame_loop.h"
+#include "app/player/source_setup.h"
 #include "app/options.h"
-#include "app/stats.h"
+#include "app/player/stats.h"
 #include "gpu/device_info.h"
 
 #include <gtest/gtest.h>

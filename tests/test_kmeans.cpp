@@ -330,8 +330,10 @@ TEST(KmeansCpu, WarmStartFromConvergedCentresTakesOneIteration) {
   Result warm = runCpu(img, p, converged.state);
   EXPECT_EQ(warm.state.iterations, 1);
   EXPECT_EQ(warm.state.shift2, 0.f);
-  expectSame(warm, Result{converged.labels, converged.out, warm.state}, 8);
-  EXPECT_EQ(std::memcmp(warm.state.centres, converged.state.centres, sizeof warm.state.centres), 0);
+  KmeansState want = converged.state;  // the same centres, labels, output and cost; one iteration, no shift
+  want.iterations = 1;
+  want.shift2 = 0.f;
+  expectSame(warm, Result{converged.labels, converged.out, want}, 8);
 }
 
 TEST(KmeansCpu, InPlaceEqualsOutOfPlace) {

@@ -1,4 +1,4 @@
-#include "app/stats.h"
+#include "app/player/stats.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -36,8 +36,8 @@ TEST(RunStats, JsonHasCountersStagesAndParams) {
   f.params.blur.radius = 7;
   f.params.blur.passes = 2;
   f.params.kmeans.k = 6;
-  f.times.convertMs = 0.5f;
-  f.times.blurMs = 1.5f;
+  f.times[Stage::Convert] = 0.5f;
+  f.times[Stage::Blur] = 1.5f;
   for (int i = 0; i < 3; ++i) r.addFrame(f);
   nlohmann::json j = nlohmann::json::parse(statsJson(r));
   EXPECT_EQ(j["frames"]["processed"], 3);

@@ -1,6 +1,7 @@
-// The player loop against a scripted null display: key actions change the
-// parameters within bounds, screenshots save the processed frame, quit ends.
-#include "app/player.h"
+// The window player's loop against a scripted null display: key commands change the
+// parameters within bounds, screenshots save the processed frame, quit ends; a display
+// that waits for its refresh does not cap processing.
+#include "app/player/interactive_player.h"
 #include "support/clips.h"
 
 #include <gtest/gtest.h>
@@ -10,29 +11,31 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <thread>
 
 namespace vp {
 namespace {
 
 class ScriptedDisplay final : public Display {
  public:
-  // Actions delivered once `presented` frames have been shown.
-  std::multimap<int, Action> script;
+  // Commands delivered once `presented` frames have been shown.
+  std::multimap<int, std::string> script;
+  int renderSleepMs = 0;  // a display with vsync blocks in render()
   std::vector<uint8_t> lastFrame;
   int width = 0, height = 0, presented = 0, renders = 0;
   std::vector<uint8_t> frameAtScreenshot;
 
-  std::vector<Action> pollEvents() override {
-    std::vector<Action> out;
+  std::vector<Command> pollCommands() override {
+    std::vector<Command> out;
     auto end = script.upper_bound(presented);
     for (auto it = script.begin(); it != end; ++it) {
-      out.push_back(it->second);
-      if (it->second == Action::Screenshot) frameAtScreenshot = lastFrame;
+      out.push_back(commandFrom(it->second));
+      if (it->second == "screenshot") frameAtScreenshot = lastFrame;
     }
     script.erase(script.begin(), end);
     return out;
   }
-  bool applyUiAction(Action) override { return false; }
+  bool applyWindowCommand(const Command&) override { return false; }
   void present(const uint8_t* rgb, size_t pitch, int w, int h) override {
     width = w;
     height = h;
@@ -40,8 +43,11 @@ class ScriptedDisplay final : public Display {
     for (int y = 0; y < h; ++y) std::memcpy(&lastFrame[size_t(y) * w * 3], rgb + size_t(y) * pitch, size_t(w) * 3);
     ++presented;
   }
-  void render(const HudData&) override { ++renders; }
-  bool paced() const override { return false; }
+  void render(const HudData&) override {
+    ++renders;
+    if (renderSleepMs > 0) std::this_thread::sleep_for(std::chrono::milliseconds(renderSleepMs));
+  }
+  double refreshMs() const override { return renderSleepMs; }
 };
 
 struct PlayerFixture : ::testing::Test {
@@ -63,12 +69,12 @@ struct PlayerFixture : ::testing::Test {
 
 TEST_F(PlayerFixture, KeysChangeParametersWithinBounds) {
   ScriptedDisplay display;
-  display.script = {{2, Action::KInc}, {2, Action::KInc}, {3, Action::RadiusInc}, {4, Action::ModeBlur},
-                    {5, Action::CyclePasses}, {6, Action::CycleBorder}, {8, Action::Quit}};
+  display.script = {{2, "k +1"}, {2, "k +1"}, {3, "radius +1"}, {4, "mode blur"},
+                    {5, "passes cycle"}, {6, "border cycle"}, {8, "quit"}};
   SignalWatcher signals;
   RunStats stats;
   options.process.kmeans.k = 31;
-  EXPECT_EQ(runPlayer(options, display, signals, stats), kExitOk);
+  EXPECT_EQ(runInteractive(options, display, signals, stats), kExitOk);
   EXPECT_EQ(stats.finalParams.kmeans.k, 32);  // bounded
   EXPECT_EQ(stats.finalParams.blur.radius, options.process.blur.radius + 1);
   EXPECT_EQ(stats.finalParams.mode, Mode::Blur);
@@ -89,7 +95,7 @@ TEST_F(PlayerFixture, ControlChannelCommandsApplyAndQuit) {
   ScriptedDisplay display;
   SignalWatcher signals;
   RunStats stats;
-  EXPECT_EQ(runPlayer(options, display, signals, stats), kExitOk);
+  EXPECT_EQ(runInteractive(options, display, signals, stats), kExitOk);
   EXPECT_EQ(stats.finalParams.mode, Mode::Blur);
   EXPECT_EQ(stats.finalParams.blur.radius, 9);
   EXPECT_EQ(stats.finalParams.blur.border, BorderMode::Wrap);
@@ -100,10 +106,10 @@ TEST_F(PlayerFixture, ControlChannelCommandsApplyAndQuit) {
 
 TEST_F(PlayerFixture, ScreenshotIsTheProcessedFrame) {
   ScriptedDisplay display;
-  display.script = {{5, Action::Screenshot}, {6, Action::Quit}};
+  display.script = {{5, "screenshot"}, {6, "quit"}};
   SignalWatcher signals;
   RunStats stats;
-  ASSERT_EQ(runPlayer(options, display, signals, stats), kExitOk);
+  ASSERT_EQ(runInteractive(options, display, signals, stats), kExitOk);
   std::vector<std::string> pngs;
   for (const auto& e : std::filesystem::directory_iterator(dir.path()))
     if (e.path().extension() == ".png") pngs.push_back(e.path().string());
@@ -118,12 +124,12 @@ TEST_F(PlayerFixture, ScreenshotIsTheProcessedFrame) {
 
 TEST_F(PlayerFixture, PlaysToTheEndAndPausesAndSteps) {
   ScriptedDisplay display;
-  display.script = {{3, Action::TogglePause}, {3, Action::Step}};
+  display.script = {{3, "pause toggle"}, {3, "step"}};
   SignalWatcher signals;
   RunStats stats;
   // Paused after 3 frames, one step shows the 4th, then resume: every frame is shown.
-  display.script.emplace(4, Action::TogglePause);
-  ASSERT_EQ(runPlayer(options, display, signals, stats), kExitOk);
+  display.script.emplace(4, "pause toggle");
+  ASSERT_EQ(runInteractive(options, display, signals, stats), kExitOk);
   EXPECT_EQ(display.presented, 40);
   EXPECT_EQ(stats.framesProcessed, 40);
 }
@@ -137,7 +143,7 @@ TEST_F(PlayerFixture, FramesOptionStopsAfterThatMany) {
     RunStats stats;
     options.frames = 7;
     options.loop = loop;
-    ASSERT_EQ(runPlayer(options, display, signals, stats), kExitOk);
+    ASSERT_EQ(runInteractive(options, display, signals, stats), kExitOk);
     EXPECT_EQ(stats.framesIn, 7);
     EXPECT_EQ(stats.framesProcessed, 7);
     EXPECT_EQ(display.presented, 7);
@@ -146,14 +152,28 @@ TEST_F(PlayerFixture, FramesOptionStopsAfterThatMany) {
 
 TEST_F(PlayerFixture, SeekingAFileWorksAndBadInputThrows) {
   ScriptedDisplay display;
-  display.script = {{10, Action::SeekBack5}, {14, Action::Quit}};
+  display.script = {{10, "seek -5"}, {14, "quit"}};
   SignalWatcher signals;
   RunStats stats;
-  EXPECT_EQ(runPlayer(options, display, signals, stats), kExitOk);
+  EXPECT_EQ(runInteractive(options, display, signals, stats), kExitOk);
   EXPECT_GE(display.presented, 14);
   Options bad = options;
   bad.input = dir.file("missing.mp4");
-  EXPECT_THROW(runPlayer(bad, display, signals, stats), SourceError);
+  EXPECT_THROW(runInteractive(bad, display, signals, stats), SourceError);
+}
+
+// With a display that blocks 16 ms in render() (60 Hz vsync) and --no-sync, the loop
+// keeps processing while the display waits: many frames per refresh, not one.
+TEST_F(PlayerFixture, ADisplayWaitingForItsRefreshDoesNotCapProcessing) {
+  ScriptedDisplay display;
+  display.renderSleepMs = 16;
+  SignalWatcher signals;
+  RunStats stats;
+  options.streams = 3;
+  ASSERT_EQ(runInteractive(options, display, signals, stats), kExitOk);
+  EXPECT_EQ(stats.framesProcessed, 40);
+  EXPECT_EQ(display.presented, 40);  // --no-sync: every frame reaches the display
+  EXPECT_LE(display.renders * 2, display.presented) << display.renders << " refreshes for 40 frames";
 }
 
 }  // namespace

@@ -51,17 +51,18 @@ wait_for() {
 }
 
 # Real key events: a shifted letter, letters, '+' (shift+equal on the US map), keypad '+', '?',
-# named keys. Each must come out as its action, in order.
+# named keys. Each must come out as its command, in order.
 keys=(shift+k r plus KP_Add b e m 2 period Right Up minus space s question)
-expected=(k_inc radius_dec param_inc param_inc cycle_passes cycle_border cycle_mode mode_blur
-          step seek_fwd_5 seek_fwd_60 param_dec toggle_pause screenshot show_help)
+expected=("k +1" "radius -1" "param +1" "param +1" "passes cycle" "border cycle" "mode cycle" "mode blur"
+          step "seek +5" "seek +60" "param -1" "pause toggle" screenshot help)
 for key in "${keys[@]}"; do
   xdotool key --window "$win" "$key"
   sleep 0.1
 done
-wait_for "action: show_help"
-got=$(grep "^action: " "$out/demo.log" | sed 's/^action: //' | tr '\n' ' ')
-[[ "$got" == "${expected[*]} " ]] || fail "actions: got '$got', expected '${expected[*]} '"
+wait_for "command: help"
+got=$(grep "^command: " "$out/demo.log" | sed 's/^command: //' | tr '\n' '|')
+want=$(printf '%s|' "${expected[@]}")
+[[ "$got" == "$want" ]] || fail "commands: got '$got', expected '$want'"
 
 # Screen with the HUD and the help window: let a few frames pass, then grab the X screen.
 sleep 0.5
@@ -95,8 +96,8 @@ above "$glmean" 0.05 || fail "GL read-back is black"
 # (where the HUD was, over the left bar) is black now.
 xdotool key --window "$win" F1
 xdotool key --window "$win" h
-wait_for "action: toggle_hud"
-[[ $(grep -cx "action: show_help" "$out/demo.log") -eq 2 ]] || fail "F1: no second show_help"
+wait_for "command: hud"
+[[ $(grep -cx "command: help" "$out/demo.log") -eq 2 ]] || fail "F1: no second help"
 sleep 0.5
 xwd -root -silent | convert xwd:- "$out/screen-nohud.png"
 hud_on=$(mean "$out/screen.png" "60x60+$((X + 20))+$((Y + 100))")
@@ -129,7 +130,7 @@ wait "$pid"
 rc=$?
 set -e
 pid=""
-grep -qx "action: quit" "$out/demo.log" || fail "no quit action"
+grep -qx "command: quit" "$out/demo.log" || fail "no quit command"
 [[ $rc -eq 0 ]] || fail "demo exit status $rc"
 echo "--- demo output:"
 cat "$out/demo.log"

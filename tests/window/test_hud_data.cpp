@@ -1,8 +1,8 @@
 // HUD data structures and letterbox geometry: pure functions, no display needed.
 #include <gtest/gtest.h>
 
-#include "app/gl_video.h"
-#include "app/hud.h"
+#include "app/player/hud_data.h"
+#include "app/ui/gl_video.h"
 
 namespace vp {
 namespace {
@@ -45,13 +45,14 @@ TEST(StageStats, LastAvgMaxOverHistory) {
 
 TEST(HudData, NamesTheStages) {
   HudData d;
-  EXPECT_EQ(d.stage(HudStage::Upload).name, "upload");
-  EXPECT_EQ(d.stage(HudStage::Convert).name, "convert");
-  EXPECT_EQ(d.stage(HudStage::Kmeans).name, "kmeans");
-  EXPECT_EQ(d.stage(HudStage::Blur).name, "blur");
-  EXPECT_EQ(d.stage(HudStage::Download).name, "download");
-  EXPECT_EQ(d.stage(HudStage::Present).name, "present");
-  d.stage(HudStage::Kmeans).record(2.f);
+  EXPECT_EQ(d.stage(Stage::Upload).name, "upload");
+  EXPECT_EQ(d.stage(Stage::Convert).name, "convert");
+  EXPECT_EQ(d.stage(Stage::Kmeans).name, "kmeans");
+  EXPECT_EQ(d.stage(Stage::Blur).name, "blur");
+  EXPECT_EQ(d.stage(Stage::Download).name, "download");
+  EXPECT_EQ(d.stage(Stage::Present).name, "present");
+  EXPECT_EQ(d.stage(Stage::Encode).name, "encode");
+  d.stage(Stage::Kmeans).record(2.f);
   EXPECT_FLOAT_EQ(d.stages[2].lastMs, 2.f);
 }
 

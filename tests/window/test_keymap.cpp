@@ -1,15 +1,21 @@
-// KeyMap: parsing key names and actions, default bindings, event lookup with the keypad and
-// Shift-character fallbacks. No display needed.
+// KeyMap: parsing key names, binding keys to commands, default bindings, event lookup with
+// the keypad and Shift-character fallbacks. No display needed.
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 
-#include "app/keymap.h"
+#include "app/input/command_table.h"
+#include "app/ui/keymap.h"
 
 namespace vp {
 namespace {
 
 KeyChord chord(SDL_Keycode key, uint8_t mods = 0) { return KeyChord{key, mods}; }
+
+// The text of the bound command, nullopt when the key is unbound.
+std::optional<std::string> text(const Command* command) {
+  return command ? std::optional<std::string>(command->text) : std::nullopt;
+}
 
 TEST(KeyChordParse, LettersAndShift) {
   EXPECT_EQ(parseKeyChord("k"), chord(SDLK_k));
@@ -75,109 +81,111 @@ TEST(KeyChordName, RoundTrips) {
   EXPECT_EQ(chordName(chord(SDLK_q, KeyChord::kCtrl)), "ctrl+q");
 }
 
-TEST(ActionNames, RoundTripEveryAction) {
-  for (int i = 0; i < kActionCount; ++i) {
-    const auto action = static_cast<Action>(i);
-    EXPECT_EQ(parseAction(actionName(action)), action) << actionName(action);
-    EXPECT_STRNE(actionDescription(action), "");
+// Every default binding names a key and a command; the earlier key-action names still
+// parse as the commands they became.
+TEST(DefaultBindings, KeysAndCommandsParse) {
+  for (const KeyBinding& b : defaultKeyBindings()) {
+    EXPECT_NO_THROW(commandFrom(b.command)) << b.command;
+    EXPECT_STRNE(b.description, "");
+    KeyMap map;
+    EXPECT_NO_THROW(map.applyConfigEntry(b.keys, b.command)) << b.keys;
   }
-  EXPECT_STREQ(actionName(Action::KDec), "k_dec");
-  EXPECT_STREQ(actionName(Action::KInc), "k_inc");
-  EXPECT_STREQ(actionName(Action::SeekBack60), "seek_back_60");
-  EXPECT_STREQ(actionName(Action::Quit), "quit");
-  EXPECT_EQ(parseAction("Toggle-Pause"), Action::TogglePause);
-  EXPECT_EQ(parseAction("nonsense"), std::nullopt);
+  for (const CommandAlias& a : commandAliases()) EXPECT_EQ(commandFrom(a.name), commandFrom(a.command)) << a.name;
+  EXPECT_EQ(commandFrom("Toggle-Pause"), commandFrom("pause toggle"));
+  EXPECT_THROW(commandFrom("nonsense"), std::invalid_argument);
 }
 
 TEST(KeyMapDefaults, DocumentedBindings) {
   const KeyMap map = KeyMap::defaults();
   const auto at = [&](SDL_Keycode key, uint16_t mods = KMOD_NONE) { return map.lookup(key, mods); };
-  EXPECT_EQ(at(SDLK_k), Action::KDec);
-  EXPECT_EQ(at(SDLK_k, KMOD_LSHIFT), Action::KInc);
-  EXPECT_EQ(at(SDLK_k, KMOD_RSHIFT), Action::KInc);
-  EXPECT_EQ(at(SDLK_r), Action::RadiusDec);
-  EXPECT_EQ(at(SDLK_r, KMOD_LSHIFT), Action::RadiusInc);
-  EXPECT_EQ(at(SDLK_MINUS), Action::ParamDec);
-  EXPECT_EQ(at(SDLK_PLUS), Action::ParamInc);
-  EXPECT_EQ(at(SDLK_b), Action::CyclePasses);
-  EXPECT_EQ(at(SDLK_e), Action::CycleBorder);
-  EXPECT_EQ(at(SDLK_m), Action::CycleMode);
-  EXPECT_EQ(at(SDLK_1), Action::ModeKmeans);
-  EXPECT_EQ(at(SDLK_2), Action::ModeBlur);
-  EXPECT_EQ(at(SDLK_3), Action::ModeNone);
-  EXPECT_EQ(at(SDLK_SPACE), Action::TogglePause);
-  EXPECT_EQ(at(SDLK_PERIOD), Action::Step);
-  EXPECT_EQ(at(SDLK_LEFT), Action::SeekBack5);
-  EXPECT_EQ(at(SDLK_RIGHT), Action::SeekFwd5);
-  EXPECT_EQ(at(SDLK_DOWN), Action::SeekBack60);
-  EXPECT_EQ(at(SDLK_UP), Action::SeekFwd60);
-  EXPECT_EQ(at(SDLK_f), Action::ToggleFullscreen);
-  EXPECT_EQ(at(SDLK_s), Action::Screenshot);
-  EXPECT_EQ(at(SDLK_h), Action::ToggleHud);
-  EXPECT_EQ(at(SDLK_QUESTION), Action::ShowHelp);
-  EXPECT_EQ(at(SDLK_F1), Action::ShowHelp);
-  EXPECT_EQ(at(SDLK_q), Action::Quit);
-  EXPECT_EQ(at(SDLK_ESCAPE), Action::Quit);
-  EXPECT_EQ(at(SDLK_x), std::nullopt);
-  // Every action has a key by default.
-  for (int i = 0; i < kActionCount; ++i) {
-    EXPECT_FALSE(map.chordsFor(static_cast<Action>(i)).empty()) << actionName(static_cast<Action>(i));
-  }
-  EXPECT_EQ(map.describe(Action::ShowHelp), "question, F1");
-  EXPECT_EQ(map.describe(Action::KInc), "shift+k");
+  EXPECT_EQ(text(at(SDLK_k)), "k -1");
+  EXPECT_EQ(text(at(SDLK_k, KMOD_LSHIFT)), "k +1");
+  EXPECT_EQ(text(at(SDLK_k, KMOD_RSHIFT)), "k +1");
+  EXPECT_EQ(text(at(SDLK_r)), "radius -1");
+  EXPECT_EQ(text(at(SDLK_r, KMOD_LSHIFT)), "radius +1");
+  EXPECT_EQ(text(at(SDLK_MINUS)), "param -1");
+  EXPECT_EQ(text(at(SDLK_PLUS)), "param +1");
+  EXPECT_EQ(text(at(SDLK_b)), "passes cycle");
+  EXPECT_EQ(text(at(SDLK_e)), "border cycle");
+  EXPECT_EQ(text(at(SDLK_m)), "mode cycle");
+  EXPECT_EQ(text(at(SDLK_1)), "mode kmeans");
+  EXPECT_EQ(text(at(SDLK_2)), "mode blur");
+  EXPECT_EQ(text(at(SDLK_3)), "mode none");
+  EXPECT_EQ(text(at(SDLK_SPACE)), "pause toggle");
+  EXPECT_EQ(text(at(SDLK_PERIOD)), "step");
+  EXPECT_EQ(text(at(SDLK_LEFT)), "seek -5");
+  EXPECT_EQ(text(at(SDLK_RIGHT)), "seek +5");
+  EXPECT_EQ(text(at(SDLK_DOWN)), "seek -60");
+  EXPECT_EQ(text(at(SDLK_UP)), "seek +60");
+  EXPECT_EQ(text(at(SDLK_f)), "fullscreen");
+  EXPECT_EQ(text(at(SDLK_s)), "screenshot");
+  EXPECT_EQ(text(at(SDLK_h)), "hud");
+  EXPECT_EQ(text(at(SDLK_QUESTION)), "help");
+  EXPECT_EQ(text(at(SDLK_F1)), "help");
+  EXPECT_EQ(text(at(SDLK_q)), "quit");
+  EXPECT_EQ(text(at(SDLK_ESCAPE)), "quit");
+  EXPECT_EQ(text(at(SDLK_x)), std::nullopt);
+  // Every command of the default table has its keys.
+  for (const KeyBinding& b : defaultKeyBindings()) EXPECT_EQ(map.describe(b.command), b.keys) << b.command;
+  EXPECT_EQ(map.describe("help"), "question, F1");
+  EXPECT_EQ(map.describe("k +1"), "shift+k");
 }
 
 TEST(KeyMapLookup, ShiftedCharactersAndKeypad) {
   const KeyMap map = KeyMap::defaults();
   // US layout: '+' is Shift+'=', '?' is Shift+'/'.
-  EXPECT_EQ(map.lookup(SDLK_EQUALS, KMOD_LSHIFT), Action::ParamInc);
-  EXPECT_EQ(map.lookup(SDLK_SLASH, KMOD_RSHIFT), Action::ShowHelp);
-  EXPECT_EQ(map.lookup(SDLK_EQUALS, KMOD_NONE), std::nullopt);  // plain '=' is not '+'
-  EXPECT_EQ(map.lookup(SDLK_SLASH, KMOD_NONE), std::nullopt);
+  EXPECT_EQ(text(map.lookup(SDLK_EQUALS, KMOD_LSHIFT)), "param +1");
+  EXPECT_EQ(text(map.lookup(SDLK_SLASH, KMOD_RSHIFT)), "help");
+  EXPECT_EQ(text(map.lookup(SDLK_EQUALS, KMOD_NONE)), std::nullopt);  // plain '=' is not '+'
+  EXPECT_EQ(text(map.lookup(SDLK_SLASH, KMOD_NONE)), std::nullopt);
   // Layouts reporting the character itself with Shift held.
-  EXPECT_EQ(map.lookup(SDLK_PLUS, KMOD_LSHIFT), Action::ParamInc);
-  EXPECT_EQ(map.lookup(SDLK_QUESTION, KMOD_LSHIFT), Action::ShowHelp);
+  EXPECT_EQ(text(map.lookup(SDLK_PLUS, KMOD_LSHIFT)), "param +1");
+  EXPECT_EQ(text(map.lookup(SDLK_QUESTION, KMOD_LSHIFT)), "help");
   // Keypad twins.
-  EXPECT_EQ(map.lookup(SDLK_KP_PLUS, KMOD_NONE), Action::ParamInc);
-  EXPECT_EQ(map.lookup(SDLK_KP_MINUS, KMOD_NONE), Action::ParamDec);
-  EXPECT_EQ(map.lookup(SDLK_KP_PERIOD, KMOD_NONE), Action::Step);
-  EXPECT_EQ(map.lookup(SDLK_KP_2, KMOD_NUM), Action::ModeBlur);
+  EXPECT_EQ(text(map.lookup(SDLK_KP_PLUS, KMOD_NONE)), "param +1");
+  EXPECT_EQ(text(map.lookup(SDLK_KP_MINUS, KMOD_NONE)), "param -1");
+  EXPECT_EQ(text(map.lookup(SDLK_KP_PERIOD, KMOD_NONE)), "step");
+  EXPECT_EQ(text(map.lookup(SDLK_KP_2, KMOD_NUM)), "mode blur");
   // Lock keys do not matter; other modifiers do.
-  EXPECT_EQ(map.lookup(SDLK_k, KMOD_NUM | KMOD_CAPS), Action::KDec);
-  EXPECT_EQ(map.lookup(SDLK_q, KMOD_LCTRL), std::nullopt);
-  EXPECT_EQ(map.lookup(SDLK_k, KMOD_LALT), std::nullopt);
+  EXPECT_EQ(text(map.lookup(SDLK_k, KMOD_NUM | KMOD_CAPS)), "k -1");
+  EXPECT_EQ(text(map.lookup(SDLK_q, KMOD_LCTRL)), std::nullopt);
+  EXPECT_EQ(text(map.lookup(SDLK_k, KMOD_LALT)), std::nullopt);
   // Shift on a letter never falls back to the plain letter.
-  EXPECT_EQ(map.lookup(SDLK_h, KMOD_LSHIFT), std::nullopt);
+  EXPECT_EQ(text(map.lookup(SDLK_h, KMOD_LSHIFT)), std::nullopt);
   SDL_Keysym sym{};
   sym.sym = SDLK_k;
   sym.mod = KMOD_LSHIFT;
-  EXPECT_EQ(map.lookup(sym), Action::KInc);
+  EXPECT_EQ(text(map.lookup(sym)), "k +1");
 }
 
 TEST(KeyMapBind, RebindMovesAndReplaces) {
   KeyMap map = KeyMap::defaults();
-  map.bind("ctrl+q", Action::Quit);
-  EXPECT_EQ(map.lookup(SDLK_q, KMOD_LCTRL), Action::Quit);
-  EXPECT_EQ(map.lookup(SDLK_q, KMOD_NONE), Action::Quit);
+  map.bind("ctrl+q", "quit");
+  EXPECT_EQ(text(map.lookup(SDLK_q, KMOD_LCTRL)), "quit");
+  EXPECT_EQ(text(map.lookup(SDLK_q, KMOD_NONE)), "quit");
 
-  map.bind("q", Action::Screenshot);  // a chord bound twice: the last binding wins
-  EXPECT_EQ(map.lookup(SDLK_q, KMOD_NONE), Action::Screenshot);
-  EXPECT_EQ(map.describe(Action::Quit), "escape, ctrl+q");
+  map.bind("q", "screenshot");  // a chord bound twice: the last binding wins
+  EXPECT_EQ(text(map.lookup(SDLK_q, KMOD_NONE)), "screenshot");
+  EXPECT_EQ(map.describe("quit"), "escape, ctrl+q");
 
-  map.rebind(Action::ShowHelp, {"F2", "shift+h"});
-  EXPECT_EQ(map.lookup(SDLK_F1, KMOD_NONE), std::nullopt);
-  EXPECT_EQ(map.lookup(SDLK_QUESTION, KMOD_NONE), std::nullopt);
-  EXPECT_EQ(map.lookup(SDLK_F2, KMOD_NONE), Action::ShowHelp);
-  EXPECT_EQ(map.lookup(SDLK_h, KMOD_LSHIFT), Action::ShowHelp);
-  EXPECT_EQ(map.lookup(SDLK_h, KMOD_NONE), Action::ToggleHud);
+  map.applyConfigEntry("show_help", "F2, shift+h");  // the earlier form: action = "keys"
+  EXPECT_EQ(text(map.lookup(SDLK_F1, KMOD_NONE)), std::nullopt);
+  EXPECT_EQ(text(map.lookup(SDLK_QUESTION, KMOD_NONE)), std::nullopt);
+  EXPECT_EQ(text(map.lookup(SDLK_F2, KMOD_NONE)), "help");
+  EXPECT_EQ(text(map.lookup(SDLK_h, KMOD_LSHIFT)), "help");
+  EXPECT_EQ(text(map.lookup(SDLK_h, KMOD_NONE)), "hud");
 
-  EXPECT_THROW(map.bind("bogus+k", Action::Quit), std::invalid_argument);
-  EXPECT_THROW(map.rebind(Action::Step, {"n", "nosuchkey"}), std::invalid_argument);
-  EXPECT_EQ(map.lookup(SDLK_PERIOD, KMOD_NONE), Action::Step);  // failed rebind changed nothing
-  EXPECT_EQ(map.lookup(SDLK_n, KMOD_NONE), std::nullopt);
+  EXPECT_THROW(map.bind("bogus+k", "quit"), std::invalid_argument);
+  EXPECT_THROW(map.bind("n", "warp 9"), std::invalid_argument);
+  EXPECT_THROW(map.applyConfigEntry("step", "n, nosuchkey"), std::invalid_argument);
+  EXPECT_THROW(map.applyConfigEntry("nosuchkey", "quit"), std::invalid_argument);
+  EXPECT_EQ(text(map.lookup(SDLK_PERIOD, KMOD_NONE)), "step");  // failed rebind changed nothing
+  EXPECT_EQ(text(map.lookup(SDLK_n, KMOD_NONE)), std::nullopt);
 
-  map.unbind(Action::Step);
-  EXPECT_TRUE(map.chordsFor(Action::Step).empty());
+  map.applyConfigEntry("x", "seek +30");  // input.conf style: key = command
+  EXPECT_EQ(text(map.lookup(SDLK_x, KMOD_NONE)), "seek +30");
+  map.applyConfigEntry("period", "");  // an empty command unbinds the key
+  EXPECT_TRUE(map.chordsFor(commandFrom("step")).empty());
   map.clear();
   EXPECT_TRUE(map.bindings().empty());
 }

@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "app/window.h"
+#include "app/ui/window.h"
 
 namespace vp {
 namespace {
@@ -170,20 +170,20 @@ TEST_F(WindowGl, HudAndHelpDrawOverTheVideo) {
   HudData data;
   data.mode = "kmeans";
   data.k = 8;
-  data.stage(HudStage::Kmeans).record(1.f);
+  data.stage(Stage::Kmeans).record(1.f);
   drawAndRead(data);
   EXPECT_EQ(at(30, 25), kBlack);  // HUD hidden
-  EXPECT_TRUE(window->applyUiAction(Action::ToggleHud));
+  EXPECT_TRUE(window->applyWindowCommand(commandFrom("hud")));
   EXPECT_TRUE(window->hud().visible);
   for (int i = 0; i < 3; ++i) drawAndRead(data);  // auto-sized windows appear on their 2nd frame
   EXPECT_NE(at(30, 25), kBlack);                  // the overlay's background covers the top-left corner
   EXPECT_EQ(at(2, 2), kBlack);                    // margin outside it
-  EXPECT_TRUE(window->applyUiAction(Action::ToggleHud));
-  EXPECT_TRUE(window->applyUiAction(Action::ShowHelp));
+  EXPECT_TRUE(window->applyWindowCommand(commandFrom("hud")));
+  EXPECT_TRUE(window->applyWindowCommand(commandFrom("help")));
   EXPECT_TRUE(window->hud().helpVisible);
   for (int i = 0; i < 3; ++i) drawAndRead(data);
   EXPECT_NE(at(160, 120), kBlack);                    // the help window sits in the middle
-  EXPECT_FALSE(window->applyUiAction(Action::KInc));  // the player's, not the window's
+  EXPECT_FALSE(window->applyWindowCommand(commandFrom("k +1")));  // the player's, not the window's
 }
 
 // Pushes a key-down event the way SDL's X11 backend would deliver it.
@@ -198,7 +198,13 @@ void pushKey(SDL_Keycode key, uint16_t mods, bool repeat = false) {
   ASSERT_EQ(SDL_PushEvent(&e), 1) << SDL_GetError();
 }
 
-TEST_F(WindowGl, EventsBecomeActions) {
+std::vector<std::string> texts(const std::vector<Command>& commands) {
+  std::vector<std::string> out;
+  for (const Command& c : commands) out.push_back(c.text);
+  return out;
+}
+
+TEST_F(WindowGl, EventsBecomeCommands) {
   drawAndRead();  // one ImGui frame so its capture flags are settled
   window->pollEvents();
   pushKey(SDLK_k, KMOD_LSHIFT);
@@ -211,9 +217,8 @@ TEST_F(WindowGl, EventsBecomeActions) {
   SDL_Event quit{};
   quit.type = SDL_QUIT;
   SDL_PushEvent(&quit);
-  const std::vector<Action> expected = {Action::KInc,     Action::RadiusDec, Action::ParamInc,
-                                        Action::ShowHelp, Action::SeekBack5, Action::Quit};
-  EXPECT_EQ(window->pollEvents(), expected);
+  EXPECT_EQ(texts(window->pollEvents()),
+            (std::vector<std::string>{"k +1", "radius -1", "param +1", "help", "seek -5", "quit"}));
   EXPECT_TRUE(window->pollEvents().empty());
 }
 
@@ -230,16 +235,14 @@ TEST_F(WindowGl, DoubleClickTogglesFullscreen) {
   SDL_PushEvent(&e);
   e.button.clicks = 2;
   SDL_PushEvent(&e);
-  const std::vector<Action> expected = {Action::ToggleFullscreen};
-  EXPECT_EQ(window->pollEvents(), expected);
+  EXPECT_EQ(texts(window->pollEvents()), std::vector<std::string>{"fullscreen"});
 }
 
 TEST_F(WindowGl, RebindingReachesTheWindow) {
-  window->keys().rebind(Action::Quit, {"ctrl+w"});
+  window->keys().applyConfigEntry("quit", "ctrl+w");
   pushKey(SDLK_q, KMOD_NONE);
   pushKey(SDLK_w, KMOD_LCTRL);
-  const std::vector<Action> expected = {Action::Quit};
-  EXPECT_EQ(window->pollEvents(), expected);
+  EXPECT_EQ(texts(window->pollEvents()), std::vector<std::string>{"quit"});
 }
 
 // Only the state and that drawing goes on: Xvfb has no window manager to honour
@@ -248,7 +251,7 @@ TEST_F(WindowGl, FullscreenToggles) {
   const auto frame = quadrants(160, 120, 160 * 3);
   window->uploadFrame(frame.data(), 160 * 3, 160, 120);
   EXPECT_FALSE(window->fullscreen());
-  EXPECT_TRUE(window->applyUiAction(Action::ToggleFullscreen));
+  EXPECT_TRUE(window->applyWindowCommand(commandFrom("fullscreen")));
   EXPECT_TRUE(window->fullscreen());
   window->pollEvents();
   drawAndRead();

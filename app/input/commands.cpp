@@ -1,0 +1,269 @@
+#include "app/input/commands.h"
+
+#include "app/input/command_table.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <ctime>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+namespace vp {
+namespace {
+
+bool isBlank(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && isBlank(s.front())) s.remove_prefix(1);
+  while (!s.empty() && isBlank(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// Blank-separated words; `rest` keeps the text after the first word (screenshot paths may hold blanks).
+std::vector<std::string_view> words(std::string_view line, std::string_view& rest) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && isBlank(line[i])) ++i;
+    if (i == line.size()) break;
+    size_t j = i;
+    while (j < line.size() && !isBlank(line[j])) ++j;
+    out.push_back(line.substr(i, j - i));
+    if (out.size() == 1) rest = trim(line.substr(j));
+    i = j;
+  }
+  return out;
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+[[noreturn]] void bad(const std::string& why) { throw std::invalid_argument(why); }
+
+void noArgs(const std::vector<std::string_view>& w) {
+  if (w.size() != 1) bad(std::string(w[0]) + " takes no argument");
+}
+
+int parseInt(std::string_view s, bool& ok) {
+  int v = 0;
+  const char* end = s.data() + s.size();
+  auto [ptr, ec] = std::from_chars(s.data(), end, v);
+  ok = !s.empty() && ec == std::errc() && ptr == end;
+  return v;
+}
+
+// "N" sets within lo..hi; with `relative`, "+N" / "-N" step (bounds applied later).
+void numberArg(const std::vector<std::string_view>& w, const char* name, int lo, int hi, bool relative,
+               Command& c) {
+  const std::string range = std::string(name) + " must be " + std::to_string(lo) + ".." + std::to_string(hi);
+  if (w.size() != 2) bad(std::string(name) + " takes one number (" + range + (relative ? ", +N or -N)" : ")"));
+  std::string_view s = w[1];
+  const bool signedStep = relative && (s.front() == '+' || s.front() == '-');
+  int sign = 1;
+  if (signedStep) {
+    sign = s.front() == '-' ? -1 : 1;
+    s.remove_prefix(1);
+  }
+  bool ok = false;
+  const int v = parseInt(s, ok);
+  if (!ok || v < 0) bad(signedStep ? std::string(name) + " step must be +N or -N" : range);
+  if (signedStep) {
+    c.change = Change::Add, c.value = sign * v;
+    return;
+  }
+  if (v < lo || v > hi) bad(range);
+  c.change = Change::Set, c.value = v;
+}
+
+// "12.5" (absolute) or "+5" / "-5" (relative), in seconds.
+void secondsArg(const std::vector<std::string_view>& w, const std::string& name, Command& c) {
+  if (w.size() != 2) bad(name + " takes one time in seconds: S, +S or -S");
+  std::string_view s = w[1];
+  c.change = Change::Set;
+  double sign = 1;
+  if (s.front() == '+' || s.front() == '-') {
+    c.change = Change::Add;
+    sign = s.front() == '-' ? -1 : 1;
+    s.remove_prefix(1);
+  }
+  double seconds = 0;
+  const char* end = s.data() + s.size();
+  auto [ptr, ec] = std::from_chars(s.data(), end, seconds);
+  if (s.empty() || ec != std::errc() || ptr != end || !std::isfinite(seconds) || seconds < 0 || seconds > 1e9)
+    bad(name + " time must be seconds: S, +S or -S");
+  c.seekUs = static_cast<int64_t>(std::llround(sign * seconds * 1e6));
+}
+
+// A word naming an enum value, or "cycle".
+template <typename E>
+void choiceArg(const std::vector<std::string_view>& w, const std::string& why,
+               bool (*parse)(std::string_view, E&), Command& c) {
+  if (w.size() != 2) bad(why);
+  const std::string v = lower(w[1]);
+  if (v == "cycle") {
+    c.change = Change::Cycle;
+    return;
+  }
+  E value{};
+  if (!parse(v, value)) bad(why);
+  c.change = Change::Set, c.value = int(value);
+}
+
+void onOffToggleArg(const std::vector<std::string_view>& w, const std::string& name, Command& c) {
+  if (w.size() > 2) bad(name + " takes on, off or toggle");
+  const std::string v = w.size() == 2 ? lower(w[1]) : "on";
+  if (v == "toggle") c.change = Change::Toggle;
+  else if (v == "on" || v == "off") c.change = Change::Set, c.value = v == "on";
+  else bad(name + " takes on, off or toggle");
+}
+
+std::optional<Verb> verbNamed(const std::string& name) {
+  if (name == "clusters") return Verb::K;
+  for (const VerbInfo& v : verbTable())
+    if (name == v.name) return v.verb;
+  return std::nullopt;
+}
+
+const char* aliasFor(std::string name) {
+  std::replace(name.begin(), name.end(), '-', '_');
+  for (const CommandAlias& a : commandAliases())
+    if (name == a.name) return a.command;
+  return nullptr;
+}
+
+Command parseWords(const std::vector<std::string_view>& w, std::string_view rest) {
+  Command c;
+  const std::optional<Verb> verb = verbNamed(lower(w[0]));
+  if (!verb) {
+    const char* alias = aliasFor(lower(w[0]));
+    if (!alias) bad("unknown command '" + std::string(w[0]) + "'");
+    noArgs(w);
+    std::string_view unused;
+    return parseWords(words(alias, unused), unused);
+  }
+  c.verb = *verb;
+  const VerbInfo& v = verbInfo(c.verb);
+  const std::string name = v.name;
+  switch (v.arg) {
+    case ArgKind::None: noArgs(w); break;
+    case ArgKind::Number: numberArg(w, v.name, v.lo, v.hi, false, c); break;
+    case ArgKind::NumberOrStep: numberArg(w, v.name, v.lo, v.hi, true, c); break;
+    case ArgKind::Step:
+      numberArg(w, v.name, v.lo, v.hi, true, c);
+      if (c.change != Change::Add) bad(name + " takes a step: +N or -N");
+      break;
+    case ArgKind::NumberOrCycle:
+      if (w.size() == 2 && lower(w[1]) == "cycle") c.change = Change::Cycle;
+      else numberArg(w, v.name, v.lo, v.hi, false, c);
+      break;
+    case ArgKind::Mode: choiceArg(w, name + " must be kmeans, blur, none or cycle", parseMode, c); break;
+    case ArgKind::Border:
+      choiceArg(w, name + " must be zero, replicate, reflect, wrap or cycle", parseBorderMode, c);
+      break;
+    case ArgKind::OnOffToggle: onOffToggleArg(w, name, c); break;
+    case ArgKind::Seconds: secondsArg(w, name, c); break;
+    case ArgKind::Rest: c.path = std::string(rest); break;
+  }
+  return c;
+}
+
+bool setClamped(int& value, int wanted, int lo, int hi) {
+  const int v = std::clamp(wanted, lo, hi);
+  return std::exchange(value, v) != v;
+}
+
+template <typename E>
+bool setEnum(E& field, const Command& c, int count) {
+  const E next = c.change == Change::Cycle ? E((int(field) + 1) % count) : E(c.value);
+  return std::exchange(field, next) != next;
+}
+
+}  // namespace
+
+std::optional<Command> parseCommand(std::string_view text) {
+  std::string_view rest;
+  const std::vector<std::string_view> w = words(text, rest);
+  if (w.empty() || w[0].front() == '#') return std::nullopt;
+  Command c = parseWords(w, rest);
+  // An alias stands for its command, which names it in logs and help.
+  const char* alias = verbNamed(lower(w[0])) ? nullptr : aliasFor(lower(w[0]));
+  c.text = alias ? alias : std::string(trim(text));
+  return c;
+}
+
+Command commandFrom(std::string_view text) {
+  std::optional<Command> c = parseCommand(text);
+  if (!c) throw std::invalid_argument("empty command");
+  return *c;
+}
+
+bool isWindowCommand(const Command& c) {
+  return c.verb == Verb::Fullscreen || c.verb == Verb::Hud || c.verb == Verb::Help;
+}
+
+bool isParamCommand(const Command& c) {
+  switch (c.verb) {
+    case Verb::Mode:
+    case Verb::K:
+    case Verb::Radius:
+    case Verb::Param:
+    case Verb::Passes:
+    case Verb::Border:
+    case Verb::Iterations: return true;
+    default: return false;
+  }
+}
+
+bool repeats(const Command& c) {
+  return (isParamCommand(c) && c.change == Change::Add) || c.verb == Verb::Step || c.verb == Verb::Seek;
+}
+
+bool applyParams(const Command& c, ProcessParams& p) {
+  int& k = p.kmeans.k;
+  int& r = p.blur.radius;
+  const bool add = c.change == Change::Add;
+  switch (c.verb) {
+    case Verb::Mode: return setEnum(p.mode, c, kModeCount);
+    case Verb::Border: return setEnum(p.blur.border, c, kBorderModeCount);
+    case Verb::Passes:
+      return setClamped(p.blur.passes, c.change == Change::Cycle ? p.blur.passes % kMaxPasses + 1 : c.value,
+                        kMinPasses, kMaxPasses);
+    case Verb::K:
+      return add ? setClamped(k, k + c.value, kMinStepClusters, kMaxClusters) : std::exchange(k, c.value) != c.value;
+    case Verb::Radius: return setClamped(r, add ? r + c.value : c.value, 0, kMaxRadius);
+    case Verb::Param:
+      if (p.mode == Mode::Kmeans) return setClamped(k, k + c.value, kMinStepClusters, kMaxClusters);
+      if (p.mode == Mode::Blur) return setClamped(r, r + c.value, 0, kMaxRadius);
+      return false;
+    case Verb::Iterations: return std::exchange(p.kmeans.maxIterations, c.value) != c.value;
+    default: return false;
+  }
+}
+
+std::string describeParams(const ProcessParams& p) {
+  switch (p.mode) {
+    case Mode::Kmeans: return "kmeans k=" + std::to_string(p.kmeans.k);
+    case Mode::Blur:
+      return "blur r=" + std::to_string(p.blur.radius) + " passes=" + std::to_string(p.blur.passes) + " border=" +
+             std::string(borderModeName(p.blur.border));
+    case Mode::None: return "none (passthrough)";
+  }
+  return "";
+}
+
+std::string screenshotPath(const std::string& dir, int64_t index) {
+  char stamp[32];
+  const std::time_t t = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&t, &local);  // localtime() shares a static buffer between threads
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &local);
+  return dir + "/vidproc-" + stamp + "-" + std::to_string(index) + ".png";
+}
+
+}  // namespace vp

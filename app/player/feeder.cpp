@@ -1,0 +1,67 @@
+#include "app/player/feeder.h"
+
+#include <chrono>
+#include <thread>
+
+namespace vp {
+
+Feeder::Feeder(Source& source, FrameQueue& queue, Processor& processor)
+    : source_(source), queue_(queue), processor_(processor) {}
+
+bool Feeder::feed(const ProcessParams& params) {
+  bool progressed = false;
+  if (pending_ && processor_.inputReleased(*pending_, false)) {
+    queue_.pop();
+    pending_.reset();
+    progressed = true;
+  }
+  // Only the oldest queued frame can be peeked, so one upload is pending at a time;
+  // uploads are short next to downloads, which bound the rate.
+  if (pending_ || eos_ || !feeding_) return progressed;
+  HostFrame* f = queue_.tryPeekReadable();
+  if (!f) return progressed;
+  if (f->info.endOfStream) {
+    queue_.pop();
+    eos_ = true;
+    return true;
+  }
+  if (f->info.serial != source_.serial()) {  // from before a seek
+    queue_.pop();
+    return true;
+  }
+  InputFrame in;
+  in.data = f->data();
+  in.layout = f->info.layout;
+  in.color = f->info.color;
+  in.ptsUs = f->info.ptsUs;
+  in.device = f->info.device;
+  if (auto ticket = processor_.submit(in, params)) {
+    pending_ = ticket;
+    ++framesIn_;
+    return true;
+  }
+  return progressed;
+}
+
+void Feeder::waitForWork() {
+  if (pending_) {
+    processor_.inputReleased(*pending_, true);
+  } else if (processor_.inFlight() > 0 && queue_.size() > 0) {
+    processor_.poll(true);  // slots full (or a layout change draining): wait for the oldest
+  } else {
+    std::this_thread::sleep_for(std::chrono::microseconds(100));  // waiting on the decoder
+  }
+}
+
+void Feeder::settle() {
+  if (!pending_) return;
+  processor_.inputReleased(*pending_, true);
+  queue_.pop();
+  pending_.reset();
+}
+
+bool Feeder::finished() const {
+  return (eos_ || !feeding_) && !pending_ && processor_.inFlight() == 0;
+}
+
+}  // namespace vp

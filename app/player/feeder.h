@@ -1,0 +1,44 @@
+// Feeds decoded frames from the source's queue into the processor, one upload pending
+// at a time, never blocking longer than asked. Part of the session (session.h).
+#pragma once
+
+#include "gpu/processor.h"
+#include "io/frame_queue.h"
+#include "io/source.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+namespace vp {
+
+class Feeder {
+ public:
+  Feeder(Source& source, FrameQueue& queue, Processor& processor);
+
+  // One step: releases uploaded inputs, submits the next frame if a slot is free.
+  // Returns true if it did anything.
+  bool feed(const ProcessParams& params);
+  // Blocks briefly for progress: the pending upload, the oldest output, or a frame.
+  void waitForWork();
+  // True when the source has ended and nothing is left in flight.
+  bool finished() const;
+  // Waits for the pending upload and gives its queue slot back (before a seek,
+  // which flushes the queue).
+  void settle();
+  // Stops submitting (e.g. --frames reached); in-flight frames still come out.
+  void stopFeeding() { feeding_ = false; }
+
+  int64_t framesIn() const { return framesIn_; }
+
+ private:
+  Source& source_;
+  FrameQueue& queue_;
+  Processor& processor_;
+  std::optional<uint64_t> pending_;  // submitted frame still in the queue (upload not done)
+  bool eos_ = false;
+  bool feeding_ = true;
+  int64_t framesIn_ = 0;
+};
+
+}  // namespace vp

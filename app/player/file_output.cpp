@@ -1,0 +1,26 @@
+#include "app/player/file_output.h"
+
+#include <chrono>
+
+namespace vp {
+
+FileOutput::FileOutput(EncoderOptions options, double fps) : options_(std::move(options)) {
+  options_.fps = fps > 0 ? fps : 30.0;
+}
+
+double FileOutput::write(const OutputFrame& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (!encoder_) {
+    options_.width = f.width;
+    options_.height = f.height;
+    encoder_ = EncoderSink::open(options_);
+  }
+  encoder_->write(f.rgb, f.pitch, f.width, f.height, f.ptsUs);
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void FileOutput::finish() {
+  if (encoder_) encoder_->finish();
+}
+
+}  // namespace vp

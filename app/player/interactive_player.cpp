@@ -1,0 +1,156 @@
+#include "app/player/interactive_player.h"
+
+#include "app/player/session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+#include <utility>
+
+namespace vp {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+int64_t nowUs() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(SteadyClock::now().time_since_epoch()).count();
+}
+
+// Time left before render() for drawing and the texture upload, so the frame makes the
+// refresh it was meant for.
+constexpr int64_t kRenderMarginUs = 3000;
+
+// Events per second over a sliding second.
+class RateMeter {
+ public:
+  void tick(int64_t n = 1) { count_ += n; }
+  // Updates `rate` once a second has passed.
+  void update(float& rate, int64_t now) {
+    if (start_ == 0) start_ = now;
+    if (now - start_ >= 1'000'000) {
+      rate = float(double(count_) * 1e6 / double(now - start_));
+      count_ = 0;
+      start_ = now;
+    }
+  }
+
+ private:
+  int64_t count_ = 0;
+  int64_t start_ = 0;
+};
+
+// The window player's state between loop iterations.
+struct WindowLoop {
+  Display& display;
+  Session& session;
+  HudData hud;
+  RateMeter shown, processed, decoded;  // frames drawn, out of the pipeline, out of the decoder
+  int64_t lastDecoded = 0;
+  bool fresh = false;  // a frame was presented since the last render
+
+  // Polls one finished frame and shows, drops or keeps it. True if it did anything.
+  bool showNext() {
+    const OutputFrame* out = session.poll();
+    if (!out) return false;
+    const PaceDecision d = session.pace(*out, nowUs());
+    if (d == PaceDecision::Wait) return false;
+    if (d == PaceDecision::Present) {
+      const auto t0 = SteadyClock::now();
+      display.present(out->rgb, out->pitch, out->width, out->height);
+      session.consume(*out);
+      recordStages(*out);
+      const float presentMs = std::chrono::duration<float, std::milli>(SteadyClock::now() - t0).count();
+      hud.stage(Stage::Present).record(presentMs);
+      session.stats().stages[size_t(Stage::Present)].add(presentMs);
+      fresh = true;
+    }
+    session.release();
+    processed.tick();
+    return true;
+  }
+
+  void recordStages(const OutputFrame& out) {
+    for (int i = 0; i < kStageCount; ++i) {
+      const Stage s = static_cast<Stage>(i);
+      const float ms = out.times[s];
+      StageStats& row = hud.stage(s);
+      if (ms >= 0 || (row.historyMs.size() > 0 && s != Stage::Present)) row.record(std::max(0.f, ms));
+    }
+    hud.kmeansIterations = out.kmeansIterations;
+    hud.inputWidth = out.width;
+    hud.inputHeight = out.height;
+  }
+
+  void fillHud() {
+    const ProcessParams& p = session.params();
+    hud.mode = std::string(modeName(p.mode));
+    hud.k = p.kmeans.k;
+    hud.radius = p.blur.radius;
+    hud.passes = p.blur.passes;
+    hud.border = std::string(borderModeName(p.blur.border));
+    hud.paused = session.paused();
+    hud.positionS = double(session.positionUs()) * 1e-6;
+    hud.queueFill = session.queue().size();
+    hud.droppedLate = uint64_t(session.stats().droppedLate);
+    hud.droppedQueueFull = uint64_t(session.queue().dropped());
+    const SourceInfo input = session.source().info();
+    hud.pixelFormat = input.pixelFormat;
+    hud.decodePath = input.decodePath, hud.surface = input.surfaceFormat;
+    hud.colorMatrix = input.colorMatrix, hud.hdr = input.hdr;
+    hud.status = session.status();
+    hud.statusSerial = session.statusSerial();
+    if (std::exchange(fresh, false)) shown.tick();  // a new picture reaches the screen
+    const int64_t now = nowUs();
+    const int64_t decodedNow = session.source().stats().framesDecoded;
+    decoded.tick(decodedNow - lastDecoded);
+    lastDecoded = decodedNow;
+    shown.update(hud.displayFps, now);
+    processed.update(hud.processedFps, now);
+    decoded.update(hud.decodeFps, now);
+  }
+};
+
+}  // namespace
+
+int runInteractive(const Options& o, Display& display, const SignalWatcher& signals, RunStats& stats) {
+  Session session(o, signals, stats, Session::Role::Window);
+  session.setWindowCommands([&display](const Command& c) { return display.applyWindowCommand(c); });
+  WindowLoop w{display, session, {}, {}, {}, {}, 0, false};
+  const SourceInfo& info = session.sourceInfo();
+  w.hud.backend = stats.backend;
+  w.hud.gpuName = stats.backend == "cuda" ? stats.device : "";
+  w.hud.codec = info.codec;
+  w.hud.inputFps = info.fps;
+  w.hud.durationS = double(info.durationUs) * 1e-6;
+  w.hud.queueCapacity = session.queue().capacity();
+  session.start();
+
+  int64_t lastRenderUs = nowUs();
+  while (!session.stopRequested()) {
+    for (const Command& c : display.pollCommands()) session.apply(c, Session::Origin::Key);
+    session.takeControlCommands();
+    if (session.quitRequested()) break;
+    // Until the display's next refresh is near, keep the pipeline fed and show what is
+    // due; a display that blocks in render() then does not cap processing at its rate.
+    const double refreshMs = display.refreshMs();
+    const int64_t deadlineUs = lastRenderUs + int64_t(refreshMs * 1e3) - kRenderMarginUs;
+    bool progressed = false;
+    for (;;) {
+      bool step = session.feed();
+      step |= w.showNext();
+      progressed |= step;
+      if (session.finished() || session.stopRequested() || refreshMs <= 0) break;
+      const int64_t left = deadlineUs - nowUs();
+      if (left <= 0) break;
+      if (!step) std::this_thread::sleep_for(std::chrono::microseconds(std::min<int64_t>(left, 1000)));
+    }
+    if (session.finished()) break;  // end of input (mpv's default: quit at the end)
+    w.fillHud();
+    display.render(w.hud);
+    lastRenderUs = nowUs();
+    if (!progressed && refreshMs <= 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return session.finish(session.interrupted() ? kExitInterrupted : kExitOk);
+}
+
+}  // namespace vp

@@ -1,0 +1,251 @@
+#include "app/player/session.h"
+
+#include "app/input/control_channel.h"
+#include "app/input/signals.h"
+#include "app/options.h"
+#include "app/player/source_setup.h"
+#include "app/player/stats.h"
+#include "io/png_writer.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+namespace vp {
+namespace {
+
+// While paused with nothing in flight a headless run sleeps on the control channel;
+// this bounds how late it notices a signal.
+constexpr std::chrono::milliseconds kPausedWait{50};
+
+std::string seconds(int64_t us) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f s", double(us) * 1e-6);
+  return text;
+}
+
+}  // namespace
+
+Session::Session(const Options& o, const SignalWatcher& signals, RunStats& stats, Role role)
+    : options_(o), signals_(signals), stats_(stats), role_(role), pacer_(o.sync && role == Role::Window) {
+  control_ = openControlChannel(o.control);
+  processor_ = makeProcessor(o.backend, o.streams);
+  const SourceOptions sourceOptions = sourceOptionsFrom(o);
+  // Live in the window: the newest frame wins (shallow, drop-oldest queue), no pacing.
+  const bool shallow = sourceOptions.live && role == Role::Window;
+  if (shallow) pacer_ = FramePacer(false);
+  queue_ = std::make_unique<FrameQueue>(shallow ? 2 : o.streams + 3, frameAllocator(*processor_),
+                                        sourceOptions.live);
+  source_ = openSource(sourceOptions);
+  info_ = source_->info();
+  feeder_ = std::make_unique<Feeder>(*source_, *queue_, *processor_);
+  params_ = o.process;
+
+  stats_.input = inputDisplayName(o);
+  stats_.backend = processor_->backendName();
+  stats_.device = processor_->deviceName();
+  stats_.queueCapacity = queue_->capacity();
+  spdlog::info("{}: {}x{} {} {} {:.3g} fps; {} on {}", stats_.input, info_.width, info_.height, info_.codec,
+               info_.pixelFormat, info_.fps, stats_.backend, stats_.device);
+  if (!o.output.empty()) {
+    if (role == Role::Headless) {
+      EncoderOptions eo;
+      eo.path = o.output;
+      eo.codec = o.codec;
+      eo.overwrite = o.overwrite;
+      file_ = std::make_unique<FileOutput>(eo, info_.fps);
+    } else {
+      spdlog::warn("-o {}: files are written only with --headless; not in the window", o.output);
+    }
+  }
+}
+
+Session::~Session() {
+  if (source_) source_->stop();
+}
+
+void Session::start() {
+  started_ = std::chrono::steady_clock::now();
+  cpuStarted_ = processCpuSeconds();
+  source_->start(*queue_);
+}
+
+bool Session::interrupted() const { return signals_.stopRequested(); }
+
+void Session::notify(const std::string& text, Origin origin, bool warning) {
+  const char* prefix = origin == Origin::Control ? "control: " : "";
+  if (warning) spdlog::warn("{}{}", prefix, text);
+  else spdlog::info("{}{}", prefix, text);
+  status_ = text;
+  ++statusSerial_;
+}
+
+void Session::takeControlCommands() {
+  if (!control_) return;
+  for (const Command& c : control_->take()) apply(c, Origin::Control);
+}
+
+void Session::apply(const Command& c, Origin origin) {
+  if (isParamCommand(c)) {
+    if (applyParams(c, params_)) notify(describeParams(params_), origin);
+    return;
+  }
+  if (isWindowCommand(c)) {
+    if (!windowCommands_ || !windowCommands_(c)) notify("'" + c.text + "' needs a window; ignored", origin, true);
+    return;
+  }
+  switch (c.verb) {
+    case Verb::Pause:
+      if (!(c.change == Change::Set && c.value)) steps_ = 0;  // resuming drops pending steps
+      setPaused(c.change == Change::Toggle ? !paused_ : c.value != 0, origin);
+      break;
+    case Verb::Step:  // like mpv's frame-step: pause first if playing
+      if (!paused_) setPaused(true, origin);
+      ++steps_;
+      break;
+    case Verb::Seek: seekTo(c.change == Change::Add ? positionUs_ + c.seekUs : c.seekUs, c, origin); break;
+    case Verb::Screenshot: screenshot(c.path, origin); break;
+    case Verb::Quit: quit_ = true; break;
+    default: break;
+  }
+}
+
+void Session::setPaused(bool paused, Origin origin) {
+  if (role_ == Role::Window && paused == paused_) return;
+  paused_ = paused;
+  pacer_.reanchor();  // resumed: the next frame shown restarts the clock
+  notify(paused ? "paused" : "playing", origin);
+}
+
+void Session::seekTo(int64_t targetUs, const Command& c, Origin origin) {
+  const int64_t target = std::max<int64_t>(0, targetUs);
+  feeder_->settle();  // no upload may be reading a queue slot the seek flushes
+  if (!source_->seek(target)) {
+    notify("'" + c.text + "': this input cannot seek (live source)", origin, true);
+    return;
+  }
+  ++serial_;
+  if (role_ == Role::Window) discard_ = processor_->inFlight();
+  positionUs_ = target;
+  notify("seek to " + seconds(target), origin);
+}
+
+void Session::screenshot(const std::string& wanted, Origin origin) {
+  const auto path = [&] { return wanted.empty() ? screenshotPath(options_.screenshotDir, ++screenshots_) : wanted; };
+  if (role_ == Role::Headless) {  // no per-frame copy is kept: the next frame processed
+    pendingShots_.push_back(path());
+    return;
+  }
+  if (shownWidth_ == 0) {
+    notify("no frame to save yet", origin);
+    return;
+  }
+  const std::string file = path();
+  try {
+    writePng(file, shown_.data(), size_t(shownWidth_) * 3, shownWidth_, shownHeight_);
+    notify("screenshot saved: " + file, origin);
+  } catch (const std::exception& e) {
+    notify(std::string("screenshot failed: ") + e.what(), origin, true);
+  }
+}
+
+void Session::savePendingScreenshots(const OutputFrame& out) {
+  for (const std::string& path : pendingShots_) {
+    try {
+      writePng(path, out.rgb, out.pitch, out.width, out.height);
+      notify("screenshot saved: " + path, Origin::Key);
+    } catch (const std::exception& e) {
+      notify(std::string("screenshot failed: ") + e.what(), Origin::Key, true);
+    }
+  }
+  pendingShots_.clear();
+}
+
+bool Session::feed() {
+  bool progressed = false;
+  const bool stepping = paused_ && steps_ > 0;
+  if (!paused_ || stepping) {
+    const int64_t before = feeder_->framesIn();
+    progressed = feeder_->feed(params_);
+    // Headless counts steps as frames submitted; the window as frames shown (pace()).
+    if (stepping && role_ == Role::Headless && feeder_->framesIn() > before) --steps_;
+  } else {
+    feeder_->settle();  // paused: hand the pending upload's queue slot back, submit nothing new
+  }
+  if (options_.frames > 0 && feeder_->framesIn() >= options_.frames) feeder_->stopFeeding();
+  return progressed;
+}
+
+const OutputFrame* Session::poll() {
+  for (;;) {
+    const OutputFrame* out = processor_->poll(false);
+    if (!out || discard_ == 0) return out;
+    --discard_;  // processed before the seek: not shown
+    processor_->release();
+  }
+}
+
+PaceDecision Session::pace(const OutputFrame& out, int64_t nowUs) {
+  if (role_ == Role::Headless) return PaceDecision::Present;
+  if (paused_ && steps_ == 0) return PaceDecision::Wait;
+  // Dropping a late frame only helps when a newer one is already there to show.
+  const bool isLast = processor_->finished() < 2;
+  const PaceDecision d = pacer_.decide(out.ptsUs, serial_, nowUs, isLast);
+  if (d == PaceDecision::Drop) ++stats_.droppedLate;
+  return d;
+}
+
+void Session::consume(const OutputFrame& out) {
+  if (file_) stats_.stages[size_t(Stage::Encode)].add(file_->write(out));
+  if (!pendingShots_.empty()) savePendingScreenshots(out);
+  if (role_ == Role::Window) {  // kept for screenshots of the frame shown
+    const size_t row = size_t(out.width) * 3;
+    shown_.resize(row * size_t(out.height));
+    shownWidth_ = out.width;
+    shownHeight_ = out.height;
+    for (int y = 0; y < out.height; ++y)
+      std::memcpy(&shown_[row * size_t(y)], out.rgb + size_t(y) * out.pitch, row);
+    if (paused_ && steps_ > 0) --steps_;
+  }
+  stats_.addFrame(out);
+  stats_.queueDepth.add(queue_->size());
+  positionUs_ = out.ptsUs;
+}
+
+void Session::release() { processor_->release(); }
+
+bool Session::finished() const { return feeder_->finished() && discard_ == 0; }
+
+void Session::waitForWork() {
+  if (control_ && paused_ && steps_ == 0 && processor_->inFlight() == 0) control_->waitFor(kPausedWait);
+  else feeder_->waitForWork();
+}
+
+int Session::finish(int exitCode) {
+  source_->stop();
+  if (file_) file_->finish();
+  stats_.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  stats_.framesIn = feeder_->framesIn();
+  stats_.finalParams = params_;  // in force at the end, even if no frame used them yet
+  stats_.droppedQueue = queue_->dropped();
+  if (control_) {
+    stats_.controlCommands = control_->accepted();
+    stats_.controlRejected = control_->rejected();
+  }
+  stats_.decodeErrors = source_->stats().decodeErrors;
+  stats_.cpuSeconds = processCpuSeconds() - cpuStarted_;
+  const SourceInfo last = source_->info();
+  stats_.decodePath = last.decodePath, stats_.surfaceFormat = last.surfaceFormat;
+  stats_.colorMatrix = last.colorMatrix, stats_.hdr = last.hdr;
+  const std::string fatal = source_->fatalError();
+  if (!fatal.empty()) {
+    std::fprintf(stderr, "vidproc: %s\n", fatal.c_str());
+    if (exitCode == kExitOk) exitCode = kExitError;
+  }
+  return exitCode;
+}
+
+}  // namespace vp

@@ -1,0 +1,74 @@
+// Run statistics: per-stage time distributions and frame counters, printed as a
+// table at the end of a headless run and written as JSON (--stats-json).
+#pragma once
+
+#include "gpu/processor.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vp {
+
+// Distribution of one stage's times in constant memory: exact count, mean and max,
+// percentiles from a log-spaced histogram (bins 1% wide from 0.1 us to 10 s).
+class TimeStats {
+ public:
+  void add(double ms);
+  int64_t count() const { return count_; }
+  double meanMs() const { return count_ ? sumMs_ / double(count_) : 0; }
+  double maxMs() const { return maxMs_; }
+  double lastMs() const { return lastMs_; }
+  // The q-quantile (0..1), to within one bin (1%).
+  double percentileMs(double q) const;
+
+ private:
+  static constexpr int kBins = 1852;         // log(1e5 ms / 1e-4 ms) / log(1.0115)
+  static constexpr double kMinMs = 1e-4;
+  static constexpr double kGrowth = 1.0115;  // ratio between neighbouring bin edges
+  std::vector<uint32_t> bins_ = std::vector<uint32_t>(kBins, 0);
+  int64_t count_ = 0;
+  double sumMs_ = 0;
+  double maxMs_ = 0;
+  double lastMs_ = 0;
+};
+
+
+struct RunStats {
+  int64_t framesIn = 0;         // frames the source delivered
+  int64_t framesProcessed = 0;  // frames that came out of the processor
+  int64_t droppedLate = 0;      // not presented: too late for their timestamp
+  int64_t droppedQueue = 0;     // discarded by a full live queue (newest wins)
+  int64_t decodeErrors = 0;
+  double wallSeconds = 0;
+  std::array<TimeStats, kStageCount> stages;  // indexed by Stage (gpu/processor.h)
+  TimeStats kmeansIterations;   // iterations per K-means frame (as "ms" slots: plain numbers)
+  TimeStats queueDepth;         // decoded frames waiting, sampled at each processed frame (plain numbers)
+  int queueCapacity = 0;        // frames the decode queue holds
+  int64_t controlCommands = 0;  // --control: commands received
+  int64_t controlRejected = 0;  // --control: bad lines ignored
+  std::string backend, device, input;
+  ProcessParams finalParams;
+  double cpuSeconds = 0;        // process user + system CPU time over the run (getrusage), seconds
+  // From the source at the end (SourceInfo): "nvdec" / "software", the layout the
+  // converter read ("p010le" ...), the colour matrix used and an HDR note ("" for SDR).
+  std::string decodePath, surfaceFormat, colorMatrix, hdr;
+
+  // Adds one processed frame's stage times.
+  void addFrame(const OutputFrame& frame);
+  double fps() const { return wallSeconds > 0 ? double(framesProcessed) / wallSeconds : 0; }
+  // CPU milliseconds per processed frame (0 before any frame).
+  double cpuMsPerFrame() const { return framesProcessed > 0 ? cpuSeconds * 1e3 / double(framesProcessed) : 0; }
+};
+
+// User + system CPU seconds this process has used so far (getrusage RUSAGE_SELF).
+double processCpuSeconds();
+
+// A human table (stages x mean/p50/p99/max) with the counters above it.
+std::string formatSummary(const RunStats& stats);
+// JSON document with the same content; throws std::runtime_error if it cannot write.
+void writeStatsJson(const RunStats& stats, const std::string& path);
+std::string statsJson(const RunStats& stats);
+
+}  // namespace vp

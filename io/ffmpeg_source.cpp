@@ -253,7 +253,11 @@ void FfmpegSource::setUpHardware() {
     }
   }
   if (options_.hwdec == HwDecodeMode::Nvdec) fail("--hwdec nvdec: " + why);
-  spdlog::info("'{}': decoding in software: {}", options_.url, why);
+  // Capture devices and lavfi graphs are never hardware-decoded: no notice for them.
+  if (device_)
+    spdlog::debug("'{}': decoding in software: {}", options_.url, why);
+  else
+    spdlog::info("'{}': decoding in software: {}", options_.url, why);
 }
 
 // A decoder context for codec_ on the selected stream: hardware (hw_ attached, one

@@ -8,6 +8,8 @@
 #include "app/input/signals.h"
 #include "app/player/stats.h"
 #include "app/player/benchmark_modes.h"
+#include "gpu/cuda/cuda_devices.h"
+#include "gpu/cuda/device_info.h"
 #include "io/input_devices.h"
 #include "io/source.h"
 
@@ -54,6 +56,10 @@ int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::from_str(options.logLevel));
   spdlog::set_pattern("%^[%l]%$ %v");
 
+  if (options.listGpus) {
+    std::printf("%s", vp::listCudaDevices().c_str());
+    return vp::kExitOk;
+  }
   if (options.listDevices) {
     std::printf("%s", vp::listCaptureDevices().c_str());
     return vp::kExitOk;
@@ -62,6 +68,8 @@ int main(int argc, char** argv) {
   vp::SignalWatcher signals;  // before any thread starts, so all of them block the signals
   vp::RunStats stats;
   try {
+    if (options.backend != vp::Backend::Cpu && (options.gpu != 0 || vp::cudaDeviceCountOrZero() > 0))
+      vp::selectCudaDevice(options.gpu);  // the pipeline's device; the decoder uses the same one
     exitCode = run(options, signals, stats);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "vidproc: %s\n", e.what());

@@ -61,6 +61,11 @@ void buildCli(CLI::App& app, Options& o, EnumStrings& e) {
       ->check(CLI::IsMember({"zero", "replicate", "reflect", "wrap"}));
   app.add_option("--backend", e.backend, "auto, cuda or cpu")->check(CLI::IsMember({"auto", "cuda", "cpu"}));
   app.add_option("--streams", o.streams, "Frames in flight (CUDA streams)")->check(CLI::Range(1, 16));
+  app.add_option("--hwdec", o.hwdec, "Hardware decoding: auto (NVDEC when it can, else software), nvdec or no")
+      ->check(CLI::IsMember({"auto", "nvdec", "no"}));
+  app.add_option("--gpu", o.gpu, "CUDA device N for processing and decoding (see --list-gpus)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--list-gpus", o.listGpus, "List the CUDA devices, then exit");
 
   app.add_flag("--headless", o.headless, "No window (chosen automatically when there is no display)");
   app.add_option("-o,--output", o.output, "Encode the processed video to FILE (.mp4/.mkv: H.264; --codec ffv1: lossless RGB)");
@@ -141,6 +146,8 @@ void finish(Options& o, const EnumStrings& e) {
   o.sync = !e.noSync;
   o.progress = !e.noProgress;
   o.autorotate = !e.noAutorotate;
+  if (o.hwdec == "nvdec" && o.backend == Backend::Cpu)
+    throw CLI::ValidationError("--hwdec nvdec", "needs the cuda backend (not --backend cpu)");
 }
 
 std::string findConfigPath(int argc, const char* const* argv) {

@@ -12,6 +12,7 @@
 
 #include "gpu/blur/box_blur.h"
 #include "gpu/color/pixel_format.h"
+#include "gpu/device_surface.h"
 #include "gpu/kmeans/kmeans.h"
 
 #include <vector_types.h>
@@ -70,6 +71,9 @@ struct InputFrame {
   FrameLayout layout;
   ColorSpace color;
   int64_t ptsUs = 0;           // carried through to the output
+  // present(): the frame is already in device memory (nvdec), laid out as `layout`
+  // says but at these pointers and pitches; `data` is unused (cuda backend only).
+  DeviceSurface device{};
 };
 
 struct OutputFrame {
@@ -107,8 +111,8 @@ class Processor {
   // slots' is accepted only once nothing is in flight (slots are then reallocated).
   // Throws std::invalid_argument on bad parameters.
   virtual std::optional<uint64_t> submit(const InputFrame& frame, const ProcessParams& params) = 0;
-  // True once the input memory of `ticket` is no longer read (upload finished);
-  // with wait, blocks until then.
+  // True once the input memory of `ticket` is no longer read (upload finished, or for
+  // a device surface its convert); with wait, blocks until then.
   virtual bool inputReleased(uint64_t ticket, bool wait) = 0;
   // The oldest submitted, finished and not yet released frame; nullptr if none is
   // finished (wait=false) or none is in flight. Returns the same frame until release().

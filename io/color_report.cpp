@@ -9,6 +9,10 @@ extern "C" {
 namespace vp::av {
 
 bool ColorReport::note(const AVFrame& f, const MatrixChoice& choice) {
+  // RGB and grey frames use no matrix: nothing to say about it.
+  const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(AVPixelFormat(f.format));
+  const bool yuv = f.format == AV_PIX_FMT_CUDA ||
+                   (d && !(d->flags & (AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL)) && d->nb_components >= 3);
   const int code = enumValue(f.colorspace);
   const char* codeName = av_color_space_name(AVColorSpace(code));
   const std::string tagged = codeName ? codeName : "code " + std::to_string(code);
@@ -21,9 +25,10 @@ bool ColorReport::note(const AVFrame& f, const MatrixChoice& choice) {
     case MatrixChoice::Approximated: matrix += " (approximated: " + tagged + ")"; break;
     case MatrixChoice::Unsupported: matrix += " (guessed: " + tagged + " unsupported, " + size + ")"; break;
   }
-  if (choice.how != MatrixChoice::Tagged && loggedMatrices_.insert({code, int(choice.how)}).second) {
-    if (choice.how == MatrixChoice::Guessed)
-      spdlog::info("'{}': colour matrix unspecified; {} guessed from the frame size {}", url_, chosen, size);
+  if (!yuv) matrix.clear();
+  if (yuv && choice.how != MatrixChoice::Tagged && loggedMatrices_.insert({code, int(choice.how)}).second) {
+    if (choice.how == MatrixChoice::Guessed)  // what every player does: a debug note only
+      spdlog::debug("'{}': colour matrix unspecified; {} guessed from the frame size {}", url_, chosen, size);
     else if (choice.how == MatrixChoice::Approximated)
       spdlog::info("'{}': colour matrix {} read as {}", url_, tagged, chosen);
     else

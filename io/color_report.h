@@ -1,6 +1,7 @@
-// How a source's frames are read colour-wise, said once: the matrix (tagged,
-// guessed from the size, approximated or unsupported) and HDR transfers (PQ,
-// HLG), which vidproc shows without tone mapping. One per source, decode thread.
+// How a source's frames are read colour-wise, said once: the matrix of YUV frames
+// (tagged; guessed from the size, as players do, at debug level; approximated or
+// unsupported, named in the log) and HDR transfers (PQ, HLG), which vidproc shows
+// without tone mapping. One per source, decode thread.
 #pragma once
 
 #include "io/av_util.h"
@@ -19,7 +20,8 @@ class ColorReport {
   // choice) and each HDR transfer once. Returns true when matrixText() or hdrText()
   // changed.
   bool note(const AVFrame& f, const MatrixChoice& matrix);
-  // "bt709", "bt709 (guessed: unspecified, 1920x1080)", "bt2020nc (approximated: bt2020c)" ...
+  // "bt709", "bt709 (guessed: unspecified, 1920x1080)", "bt2020nc (approximated: bt2020c)" ...;
+  // "" for RGB and grey frames.
   const std::string& matrixText() const { return matrixText_; }
   // "" for SDR, else e.g. "PQ (smpte2084), shown without tone mapping".
   const std::string& hdrText() const { return hdrText_; }

@@ -27,6 +27,7 @@ constexpr int kMaxConsecutiveReadErrors = 32;  // a file demuxer that keeps fail
 
 void FfmpegSource::run() {
   try {
+    if (hw_) hw_->bindThread();  // events on the decoder's stream, surfaces on its device
     frame_ = av::makeFrame();
     decodeLoop();
   } catch (const std::exception& e) {
@@ -139,11 +140,25 @@ void FfmpegSource::decodePacket(const AVPacket* packet) {
     receiveFrames();
     r = avcodec_send_packet(dec_.get(), packet);
   }
+  if (hw_ && !hwFellBack_ && hw_->state() == av::HwDecode::State::Software) {
+    checkHardware(packet);
+    if (framesFromCodec_ == 0 && packet) r = avcodec_send_packet(dec_.get(), packet);  // reopened
+  }
   if (r < 0 && r != AVERROR_EOF && r != AVERROR(EAGAIN)) {
     ++decodeErrors_;
     spdlog::debug("'{}': decode error: {}", options_.url, av::errorText(r));
   }
   receiveFrames();
+}
+
+// The hardware decoder went to software (get_format without CUDA): --hwdec nvdec
+// ends with the reason; auto says it once and, when nothing was decoded yet, reopens
+// the decoder in software with all its threads (the hardware one has one).
+void FfmpegSource::checkHardware(const AVPacket* packet) {
+  hwFellBack_ = true;
+  if (options_.hwdec == HwDecodeMode::Nvdec) throw std::runtime_error("--hwdec nvdec: " + hw_->fallbackReason());
+  spdlog::info("'{}': decoding in software: {}", options_.url, hw_->fallbackReason());
+  if (framesFromCodec_ == 0 && packet) openCodec(false);
 }
 
 void FfmpegSource::receiveFrames() {
@@ -157,6 +172,7 @@ void FfmpegSource::receiveFrames() {
     }
     if (frame_->decode_error_flags || (frame_->flags & AV_FRAME_FLAG_CORRUPT)) ++decodeErrors_;
     decodedAny_ = true;
+    ++framesFromCodec_;
     emitFrame(*frame_);
     av_frame_unref(frame_.get());
   }
@@ -186,21 +202,35 @@ void FfmpegSource::emitFrame(const AVFrame& f) {
   nextPtsUs_ = ptsUs + durationUs;
   endUs_ = std::max(endUs_, ptsUs + std::max<int64_t>(durationUs, 1));  // a loop restarts strictly later
 
+  PixelFormat surface{};
+  const bool onDevice = av::HwDecode::surfaceFormat(f, surface);
+  if (f.format == AV_PIX_FMT_CUDA && !onDevice) throw std::runtime_error("NVDEC surface format not supported");
   FrameLayout layout;
   ColorSpace color;
-  writer_.plan(f, layout, color, rotation_ != 0);
+  if (onDevice) {
+    layout = frameLayout(surface, f.width, f.height);
+    av::NativeFormat native;
+    native.format = surface;
+    color = av::frameColorSpace(f, native);
+  } else {
+    writer_.plan(f, layout, color, rotation_ != 0);
+  }
   const FrameLayout shown = rotation_ ? rotatedLayout(layout, rotation_) : layout;
   HostFrame* out = queue_->peekWritable();
   if (!out || seekPending_) return;  // aborted, or a seek arrived while waiting for room
-  out->reserve(shown.bytes);
-  if (rotation_) {
-    if (unrotated_.size() < layout.bytes) unrotated_.resize(layout.bytes);
-    writer_.write(f, layout, unrotated_.data());
-    rotateFrame(layout, unrotated_.data(), rotation_, out->data());
-  } else {
-    writer_.write(f, layout, out->data());
-  }
   out->info = FrameInfo{};
+  if (onDevice) {
+    describeSurface(*out, f, surface);
+  } else {
+    out->reserve(shown.bytes);
+    if (rotation_) {
+      if (unrotated_.size() < layout.bytes) unrotated_.resize(layout.bytes);
+      writer_.write(f, layout, unrotated_.data());
+      rotateFrame(layout, unrotated_.data(), rotation_, out->data());
+    } else {
+      writer_.write(f, layout, out->data());
+    }
+  }
   out->info.layout = shown;
   out->info.color = color;
   out->info.ptsUs = ptsUs;
@@ -212,17 +242,42 @@ void FfmpegSource::emitFrame(const AVFrame& f) {
   countFrame();
 
   const bool colorChanged = colorReport_.note(f, av::frameMatrix(f));
-  const char* name = av_get_pix_fmt_name(AVPixelFormat(f.format));
+  const char* name = av_get_pix_fmt_name(onDevice ? dec_->sw_pix_fmt : AVPixelFormat(f.format));
   if ((name && lastFormatName_ != name) || shown.width != info_.width || shown.height != info_.height ||
-      colorChanged) {
+      colorChanged || onDevice != lastOnDevice_ || info_.surfaceFormat.empty()) {
     std::lock_guard<std::mutex> lock(mutex_);
     info_.width = shown.width;
     info_.height = shown.height;
     if (name) info_.pixelFormat = lastFormatName_ = name;
+    info_.decodePath = onDevice ? "nvdec" : "software";
     info_.surfaceFormat = pixelFormatName(shown.format);
     info_.colorMatrix = colorReport_.matrixText();
     info_.hdr = colorReport_.hdrText();
+    lastOnDevice_ = onDevice;
   }
+}
+
+// An nvdec frame goes into the queue as it is: the slot keeps a reference to the
+// decoder's surface (released when the consumer pops it) and an event recorded on the
+// decoder's stream after its copy into that surface.
+void FfmpegSource::describeSurface(HostFrame& out, const AVFrame& f, PixelFormat format) {
+  AVFrame* ref = av_frame_clone(&f);
+  if (!ref) throw std::bad_alloc();
+  out.holdSurface(std::shared_ptr<void>(ref, [](void* p) {
+    AVFrame* q = static_cast<AVFrame*>(p);
+    av_frame_free(&q);
+  }));
+  Event& ready = out.readyEvent();
+  ready.record(hw_->stream());
+  DeviceSurface& d = out.info.device;
+  d.planes.format = format;
+  d.planes.width = f.width;
+  d.planes.height = f.height;
+  for (int p = 0; p < kMaxPlanes && ref->data[p]; ++p) {
+    d.planes.data[p] = ref->data[p];
+    d.planes.pitch[p] = size_t(ref->linesize[p]);
+  }
+  d.ready = ready;
 }
 
 void FfmpegSource::countFrame() {

@@ -201,6 +201,12 @@ void EncoderSink::Impl::openEncoder(const AVCodec* codec) {
     c->global_quality = FF_QP2LAMBDA * 2;  // near-transparent constant quality
   }
   int r = avcodec_open2(c, codec, nullptr);
+  // A hardware encoder (h264_nvenc ...) fails on GPUs without that engine (the H200
+  // has NVDEC but no NVENC) with a generic error: say what it means.
+  if (r < 0 && (codec->capabilities & AV_CODEC_CAP_HARDWARE))
+    fail(std::string("cannot open the ") + codec->name +
+         " encoder: no hardware encoder on this machine (the GPU has no NVENC, or its driver library is missing); "
+         "use libx264 or ffv1");
   if (r < 0) fail("cannot open the " + name + " encoder (" + av::errorText(r) + ")");
 
   stream = avformat_new_stream(oc.get(), nullptr);

@@ -200,27 +200,16 @@ void FfmpegSource::openDecoder() {
     if (int(i) != stream_) fmt_->streams[i]->discard = AVDISCARD_ALL;  // skip audio etc. in the demuxer
 
   checkSize(st->codecpar->width, st->codecpar->height);
-  dec_.reset(avcodec_alloc_context3(codec));
-  if (!dec_) throw std::bad_alloc();
-  int r = avcodec_parameters_to_context(dec_.get(), st->codecpar);
-  if (r < 0) fail("bad codec parameters (" + av::errorText(r) + ")");
-  // Decoders refuse larger pictures before allocating them (a damaged header or a
-  // size change mid-stream); such frames are counted as decode errors.
-  dec_->max_pixels = options_.maxPixels;
-  dec_->pkt_timebase = st->time_base;
-  dec_->opaque = &tap_;
-  dec_->thread_count = options_.decoderThreads;
-  // Frame threading adds one frame of latency per thread: live inputs use slices only.
-  dec_->thread_type = live_ ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE;
-  if ((r = avcodec_open2(dec_.get(), codec, nullptr)) < 0)
-    fail(std::string("cannot open the ") + codec->name + " decoder (" + av::errorText(r) + ")");
+  codec_ = codec;
+  rotation_ = options_.autorotate ? displayRotation(*st, options_.url) : 0;
+  setUpHardware();
+  openCodec(hw_ != nullptr);
 
   const std::string iname = fmt_->iformat->name;
   info_.url = options_.url;
   info_.codec = avcodec_get_name(st->codecpar->codec_id);
   const char* pf = av_get_pix_fmt_name(AVPixelFormat(st->codecpar->format));
   info_.pixelFormat = pf ? pf : "unknown";
-  rotation_ = options_.autorotate ? displayRotation(*st, options_.url) : 0;
   const bool quarter = rotation_ == 90 || rotation_ == 270;
   info_.rotation = rotation_;
   info_.width = quarter ? st->codecpar->height : st->codecpar->width;
@@ -241,6 +230,60 @@ void FfmpegSource::openDecoder() {
   }
   spdlog::debug("opened '{}': {} {} {}x{} {:.3f} fps, {} s, {}", options_.url, iname, info_.codec, info_.width,
                 info_.height, info_.fps, info_.durationUs / 1e6, info_.seekable ? "seekable" : "not seekable");
+}
+
+// --hwdec: makes hw_ when nvdec can be tried; otherwise says why once (auto) or
+// fails (nvdec).
+void FfmpegSource::setUpHardware() {
+  hw_.reset();
+  if (options_.hwdec == HwDecodeMode::No) return;
+  std::string why;
+  if (rotation_ != 0)
+    why = "frames are turned upright (autorotate) in host memory";
+  else if (device_)
+    why = "capture devices and lavfi graphs are decoded in software";
+  else
+    why = av::HwDecode::unsupportedReason(codec_);
+  if (why.empty()) {
+    try {
+      hw_ = std::make_unique<av::HwDecode>(options_.gpu);
+      return;
+    } catch (const std::exception& e) {
+      why = std::string("no hardware decoder (") + e.what() + ")";
+    }
+  }
+  if (options_.hwdec == HwDecodeMode::Nvdec) fail("--hwdec nvdec: " + why);
+  // Capture devices and lavfi graphs are never hardware-decoded: no notice for them.
+  if (device_)
+    spdlog::debug("'{}': decoding in software: {}", options_.url, why);
+  else
+    spdlog::info("'{}': decoding in software: {}", options_.url, why);
+}
+
+// A decoder context for codec_ on the selected stream: hardware (hw_ attached, one
+// thread) or software (frame + slice threads, or slices only for live inputs).
+void FfmpegSource::openCodec(bool hardware) {
+  const AVStream* st = fmt_->streams[stream_];
+  dec_.reset(avcodec_alloc_context3(codec_));
+  if (!dec_) throw std::bad_alloc();
+  int r = avcodec_parameters_to_context(dec_.get(), st->codecpar);
+  if (r < 0) fail("bad codec parameters (" + av::errorText(r) + ")");
+  // Decoders refuse larger pictures before allocating them (a damaged header or a
+  // size change mid-stream); such frames are counted as decode errors.
+  dec_->max_pixels = options_.maxPixels;
+  dec_->pkt_timebase = st->time_base;
+  dec_->opaque = &tap_;
+  tap_.hw = nullptr;
+  if (hardware) {
+    hw_->attach(dec_.get(), tap_, options_.hwHeldFrames);
+  } else {
+    dec_->thread_count = options_.decoderThreads;
+    // Frame threading adds one frame of latency per thread: live inputs use slices only.
+    dec_->thread_type = live_ ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE;
+  }
+  if ((r = avcodec_open2(dec_.get(), codec_, nullptr)) < 0)
+    fail(std::string("cannot open the ") + codec_->name + " decoder (" + av::errorText(r) + ")");
+  framesFromCodec_ = 0;
 }
 
 void FfmpegSource::checkSize(int width, int height) const {

@@ -8,6 +8,7 @@
 
 #include "io/av_util.h"
 #include "io/color_report.h"
+#include "io/hw_decode.h"
 #include "io/memory_input.h"
 #include "io/pixel_format_map.h"
 #include "io/source.h"
@@ -42,6 +43,8 @@ class FfmpegSource final : public Source {
   void checkPath(bool captureDevice) const;
   void openInput(const std::string& format);
   void openDecoder();
+  void setUpHardware();
+  void openCodec(bool hardware);
   void checkSize(int width, int height) const;
   static int interrupted(void* self);
 
@@ -51,8 +54,10 @@ class FfmpegSource final : public Source {
   bool readFailed(int err, int& consecutiveErrors);
   bool reconnect(const std::string& why);
   void decodePacket(const AVPacket* packet);
+  void checkHardware(const AVPacket* packet);
   void receiveFrames();
   void emitFrame(const AVFrame& frame);
+  void describeSurface(HostFrame& out, const AVFrame& f, PixelFormat format);
   void pushEndOfStream();
   bool waitForSeekOrStop();
   void applyPendingSeek();
@@ -65,7 +70,11 @@ class FfmpegSource final : public Source {
   av::LogTap tap_;       // counts libav's error messages from fmt_ and dec_; outlives both
   av::AvioPtr memoryIo_;  // options.memory's reader, fmt_->pb; outlives fmt_
   av::InputPtr fmt_;
+  // --hwdec: FFmpeg's nvdec on our CUDA context. Declared before dec_, which refers to
+  // it (get_format), so the decoder is freed first.
+  std::unique_ptr<av::HwDecode> hw_;
   av::CodecPtr dec_;
+  const AVCodec* codec_ = nullptr;
   int stream_ = -1;      // index of the video stream in fmt_
   bool device_ = false;  // capture device or lavfi: unseekable, read errors are fatal
   bool live_ = false;    // options.live or a capture device: low-latency decoding
@@ -104,6 +113,9 @@ class FfmpegSource final : public Source {
   int64_t framesThisPass_ = 0;      // frames since the last (re)start, to stop empty loops
   bool decodedAny_ = false;         // the decoder has produced a frame (shown or skipped)
   std::string lastFormatName_;      // pixel format last reported in info_
+  bool lastOnDevice_ = false;       // the last frame was an nvdec surface (info_.decodePath)
+  bool hwFellBack_ = false;         // the hardware decoder's fallback was handled (one notice)
+  int64_t framesFromCodec_ = 0;     // frames the current codec context has produced
 };
 
 }  // namespace vp

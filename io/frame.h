@@ -1,7 +1,10 @@
-// One decoded frame in host memory, in its native layout (see gpu/color/pixel_format.h).
+// One decoded frame in its native layout (see gpu/color/pixel_format.h): in host
+// memory, or left in device memory by a hardware decoder (a DeviceSurface).
 #pragma once
 
 #include "gpu/color/pixel_format.h"
+#include "gpu/cuda/cuda_resources.h"
+#include "gpu/device_surface.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -25,6 +28,7 @@ struct FrameInfo {
   int64_t durationUs = 0;     // nominal frame duration, microseconds (0 if unknown)
   int64_t index = 0;          // decode order index, from 0
   uint32_t serial = 0;        // bumped by seeks: frames of an older serial are stale
+  DeviceSurface device;       // present(): the pixels are this device surface (nvdec), not data()
   bool endOfStream = false;   // a marker entry: no pixels, the source is finished
 };
 
@@ -44,6 +48,20 @@ class HostFrame {
     data_ = static_cast<uint8_t*>(alloc_.allocate(bytes));
     capacity_ = bytes;
   }
+  // A hardware decoder's surface: `owner` keeps it (and info.device's planes) alive
+  // until releaseSurface(); the queue releases it when the frame is popped or reused.
+  void holdSurface(std::shared_ptr<void> owner) { surface_ = std::move(owner); }
+  void releaseSurface() {
+    surface_.reset();
+    info.device = DeviceSurface{};
+  }
+  // The event recorded after the decoder's writes to this frame's surface; created on
+  // first use (on the decoder's device), reused for every later surface.
+  Event& readyEvent() {
+    if (!ready_) ready_ = std::make_unique<Event>(cudaEventDisableTiming);
+    return *ready_;
+  }
+
   uint8_t* data() { return data_; }
   const uint8_t* data() const { return data_; }
   size_t capacity() const { return capacity_; }
@@ -52,6 +70,8 @@ class HostFrame {
 
  private:
   HostAllocator alloc_;
+  std::shared_ptr<void> surface_;  // the decoder's frame holding the surface, if any
+  std::unique_ptr<Event> ready_;
   uint8_t* data_ = nullptr;
   size_t capacity_ = 0;
 };

@@ -19,6 +19,10 @@ class SourceError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Hardware decoding (--hwdec): No = software; Auto = nvdec when the codec, profile and
+// size allow it, else software with one notice; Nvdec = nvdec or a SourceError.
+enum class HwDecodeMode : uint8_t { No, Auto, Nvdec };
+
 struct SourceOptions {
   std::string url;                 // file path, device ("/dev/video0") or lavfi graph
   std::string format;              // forced input format ("v4l2", "lavfi"); empty = probe
@@ -35,6 +39,10 @@ struct SourceOptions {
   // exhausting memory on a damaged or hostile header: 2 x 8K UHD by default.
   int64_t maxPixels = int64_t(7680) * 4320 * 2;
   bool autorotate = true;  // turn frames upright as the stream's display matrix says
+  // nvdec leaves frames in device memory (FrameInfo::device); only for the cuda backend.
+  HwDecodeMode hwdec = HwDecodeMode::No;
+  int gpu = 0;            // CUDA device the decoder runs on (the pipeline's)
+  int hwHeldFrames = 8;   // surfaces reserved for frames the consumer holds (queue capacity + 2)
 };
 
 struct SourceInfo {

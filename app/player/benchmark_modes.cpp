@@ -108,6 +108,7 @@ int runDecodeOnly(const Options& o, const SignalWatcher& signals, RunStats& stat
   stats.backend = "none (decode only)";
   stats.device = "-";
   const auto t0 = Clock::now();
+  const double cpu0 = processCpuSeconds();
   source->start(queue);
   int64_t frames = 0;
   while (!signals.stopRequested() && (o.frames == 0 || frames < o.frames)) {
@@ -120,8 +121,12 @@ int runDecodeOnly(const Options& o, const SignalWatcher& signals, RunStats& stat
   }
   source->stop();
   stats.wallSeconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  stats.cpuSeconds = processCpuSeconds() - cpu0;
   stats.framesIn = stats.framesProcessed = frames;
   stats.decodeErrors = source->stats().decodeErrors;
+  const SourceInfo last = source->info();
+  stats.decodePath = last.decodePath, stats.surfaceFormat = last.surfaceFormat;
+  stats.colorMatrix = last.colorMatrix, stats.hdr = last.hdr;
   return signals.stopRequested() ? kExitInterrupted : kExitOk;
 }
 

@@ -34,6 +34,7 @@ bool Feeder::feed(const ProcessParams& params) {
   in.layout = f->info.layout;
   in.color = f->info.color;
   in.ptsUs = f->info.ptsUs;
+  in.device = f->info.device;
   if (auto ticket = processor_.submit(in, params)) {
     pending_ = ticket;
     ++framesIn_;

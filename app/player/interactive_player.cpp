@@ -93,7 +93,10 @@ struct WindowLoop {
     hud.queueFill = session.queue().size();
     hud.droppedLate = uint64_t(session.stats().droppedLate);
     hud.droppedQueueFull = uint64_t(session.queue().dropped());
-    hud.pixelFormat = session.source().info().pixelFormat;
+    const SourceInfo input = session.source().info();
+    hud.pixelFormat = input.pixelFormat;
+    hud.decodePath = input.decodePath, hud.surface = input.surfaceFormat;
+    hud.colorMatrix = input.colorMatrix, hud.hdr = input.hdr;
     hud.status = session.status();
     hud.statusSerial = session.statusSerial();
     if (std::exchange(fresh, false)) shown.tick();  // a new picture reaches the screen

@@ -69,6 +69,7 @@ Session::~Session() {
 
 void Session::start() {
   started_ = std::chrono::steady_clock::now();
+  cpuStarted_ = processCpuSeconds();
   source_->start(*queue_);
 }
 
@@ -235,6 +236,10 @@ int Session::finish(int exitCode) {
     stats_.controlRejected = control_->rejected();
   }
   stats_.decodeErrors = source_->stats().decodeErrors;
+  stats_.cpuSeconds = processCpuSeconds() - cpuStarted_;
+  const SourceInfo last = source_->info();
+  stats_.decodePath = last.decodePath, stats_.surfaceFormat = last.surfaceFormat;
+  stats_.colorMatrix = last.colorMatrix, stats_.hdr = last.hdr;
   const std::string fatal = source_->fatalError();
   if (!fatal.empty()) {
     std::fprintf(stderr, "vidproc: %s\n", fatal.c_str());

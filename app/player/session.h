@@ -136,6 +136,7 @@ class Session {
   std::string status_;
   uint32_t statusSerial_ = 0;
   std::chrono::steady_clock::time_point started_;  // start(): the run's wall time counts from here
+  double cpuStarted_ = 0;  // processCpuSeconds() at start(): the run's CPU time counts from here
 };
 
 }  // namespace vp

@@ -2,6 +2,7 @@
 
 #include "app/options.h"
 #include "gpu/cuda/cuda_resources.h"
+#include "gpu/cuda/device_info.h"
 
 #include <map>
 #include <memory>
@@ -42,6 +43,12 @@ SourceOptions sourceOptionsFrom(const Options& o) {
   s.loop = o.loop;
   s.reconnect = o.reconnect;
   s.autorotate = o.autorotate;
+  // nvdec frames stay on the GPU: only the cuda backend reads them (auto = cuda when a device exists).
+  s.hwdec = o.backend == Backend::Cpu || o.hwdec == "no" || (o.hwdec == "auto" && cudaDeviceCountOrZero() == 0)
+                ? HwDecodeMode::No
+                : (o.hwdec == "nvdec" ? HwDecodeMode::Nvdec : HwDecodeMode::Auto);
+  s.gpu = o.gpu;
+  s.hwHeldFrames = o.streams + 5;  // the queue (streams + 3), the frame being written, one spare
   s.live = s.format == "v4l2" || s.format == "video4linux2" || s.url.rfind("/dev/", 0) == 0;
   return s;
 }

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -34,6 +36,12 @@ double TimeStats::percentileMs(double q) const {
   return maxMs_;
 }
 
+double processCpuSeconds() {
+  rusage u{};
+  if (getrusage(RUSAGE_SELF, &u) != 0) return 0;
+  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
 void RunStats::addFrame(const OutputFrame& f) {
   ++framesProcessed;
   for (int i = 0; i < kStageCount; ++i) stages[size_t(i)].add(f.times.ms[size_t(i)]);
@@ -52,6 +60,14 @@ std::string formatSummary(const RunStats& s) {
   out += line;
   std::snprintf(line, sizeof line, "rate       %.1f frames/s over %.2f s\n", s.fps(), s.wallSeconds);
   out += line;
+  if (s.cpuSeconds > 0) {
+    std::snprintf(line, sizeof line, "cpu        %.3f ms per frame (user + system %.2f s, %.2f cores busy)\n",
+                  s.cpuMsPerFrame(), s.cpuSeconds, s.wallSeconds > 0 ? s.cpuSeconds / s.wallSeconds : 0.0);
+    out += line;
+  }
+  if (!s.decodePath.empty())
+    out += "decode     " + s.decodePath + (s.surfaceFormat.empty() ? "" : ", " + s.surfaceFormat) +
+           (s.colorMatrix.empty() ? "" : ", " + s.colorMatrix) + (s.hdr.empty() ? "" : "; HDR " + s.hdr) + "\n";
   if (s.queueDepth.count()) {
     std::snprintf(line, sizeof line, "queue      depth mean %.2f, max %.0f of %d\n", s.queueDepth.meanMs(),
                   s.queueDepth.maxMs(), s.queueCapacity);
@@ -96,6 +112,8 @@ std::string statsJson(const RunStats& s) {
                 {"depth_last", s.queueDepth.lastMs()}};
   j["control"] = {{"commands", s.controlCommands}, {"rejected", s.controlRejected}};
   j["fps"] = s.fps();
+  j["cpu"] = {{"seconds", s.cpuSeconds}, {"ms_per_frame", s.cpuMsPerFrame()}};
+  j["decode"] = {{"path", s.decodePath}, {"surface", s.surfaceFormat}, {"matrix", s.colorMatrix}, {"hdr", s.hdr}};
   j["wall_seconds"] = s.wallSeconds;
   nlohmann::json stages = nlohmann::json::object();
   for (int i = 0; i < kStageCount; ++i) {

@@ -50,11 +50,20 @@ struct RunStats {
   int64_t controlRejected = 0;  // --control: bad lines ignored
   std::string backend, device, input;
   ProcessParams finalParams;
+  double cpuSeconds = 0;        // process user + system CPU time over the run (getrusage), seconds
+  // From the source at the end (SourceInfo): "nvdec" / "software", the layout the
+  // converter read ("p010le" ...), the colour matrix used and an HDR note ("" for SDR).
+  std::string decodePath, surfaceFormat, colorMatrix, hdr;
 
   // Adds one processed frame's stage times.
   void addFrame(const OutputFrame& frame);
   double fps() const { return wallSeconds > 0 ? double(framesProcessed) / wallSeconds : 0; }
+  // CPU milliseconds per processed frame (0 before any frame).
+  double cpuMsPerFrame() const { return framesProcessed > 0 ? cpuSeconds * 1e3 / double(framesProcessed) : 0; }
 };
+
+// User + system CPU seconds this process has used so far (getrusage RUSAGE_SELF).
+double processCpuSeconds();
 
 // A human table (stages x mean/p50/p99/max) with the counters above it.
 std::string formatSummary(const RunStats& stats);

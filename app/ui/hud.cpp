@@ -97,6 +97,10 @@ void Hud::drawOverlay(const HudData& d, const KeyMap& keys, bool showStatus) {
   ImGui::Text("input %dx%d %s %s @ %.2f fps", d.inputWidth, d.inputHeight,
               d.pixelFormat.empty() ? "-" : d.pixelFormat.c_str(), d.codec.empty() ? "-" : d.codec.c_str(),
               d.inputFps);
+  if (!d.decodePath.empty())
+    ImGui::Text("decode %s -> %s, %s", d.decodePath.c_str(), d.surface.empty() ? "-" : d.surface.c_str(),
+                d.colorMatrix.empty() ? "-" : d.colorMatrix.c_str());
+  if (!d.hdr.empty()) ImGui::TextColored(kStatusColor, "HDR %s", d.hdr.c_str());
   const std::string position = formatClock(d.positionS);
   if (d.durationS > 0) {
     ImGui::Text("%s / %s%s", position.c_str(), formatClock(d.durationS).c_str(),

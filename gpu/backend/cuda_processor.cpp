@@ -50,6 +50,7 @@ struct Slot {
   OutputFrame out;
   bool ranKmeans = false;
   bool ranBlur = false;
+  bool deviceInput = false;  // read a decoder's surface in place: released after the convert
 };
 
 class CudaProcessor final : public Processor {
@@ -81,7 +82,7 @@ class CudaProcessor final : public Processor {
   }
 
   std::optional<uint64_t> submit(const InputFrame& frame, const ProcessParams& params) override {
-    if (!frame.data) throw std::invalid_argument("submit: no frame data");
+    if (!frame.data && !frame.device.present()) throw std::invalid_argument("submit: no frame data");
     if (!sameLayout(frame.layout, layout_)) {
       if (!busy_.empty()) return std::nullopt;  // drain first: nothing stale, nothing lost
       reconfigure(frame.layout);
@@ -103,8 +104,9 @@ class CudaProcessor final : public Processor {
   bool inputReleased(uint64_t ticket, bool wait) override {
     for (Slot* s : busy_)
       if (s->out.ticket == ticket) {
-        if (wait) s->uploaded.synchronize();
-        return wait || s->uploaded.ready();
+        const Event& read = s->deviceInput ? s->converted : s->uploaded;
+        if (wait) read.synchronize();
+        return wait || read.ready();
       }
     return true;  // finished or unknown: nothing reads it any more
   }
@@ -165,10 +167,16 @@ class CudaProcessor final : public Processor {
     s.ranKmeans = params.mode == Mode::Kmeans;
     s.ranBlur = params.mode == Mode::Blur;
 
+    s.deviceInput = frame.device.present();
     s.start.record(st);
-    VP_CUDA_CHECK(cudaMemcpyAsync(s.input.get(), frame.data, layout_.bytes, cudaMemcpyHostToDevice, st));
+    if (s.deviceInput) {  // a decoder's surface, read in place once the decoder is done with it
+      if (frame.device.ready) VP_CUDA_CHECK(cudaStreamWaitEvent(st, frame.device.ready, 0));
+    } else {
+      VP_CUDA_CHECK(cudaMemcpyAsync(s.input.get(), frame.data, layout_.bytes, cudaMemcpyHostToDevice, st));
+    }
     s.uploaded.record(st);
-    convertToRgbaGpu(planarView(layout_, s.input.get()), s.rgba.view(), frame.color, st);
+    convertToRgbaGpu(s.deviceInput ? frame.device.planes : planarView(layout_, s.input.get()), s.rgba.view(),
+                     frame.color, st);
     s.converted.record(st);
 
     const DeviceImage* result = &s.rgba;
@@ -205,7 +213,7 @@ class CudaProcessor final : public Processor {
   // Reads the completed slot's timings and K-means result.
   void finish(Slot& s) {
     StageTimes& t = s.out.times;
-    t[Stage::Upload] = Event::elapsedMs(s.start, s.uploaded);
+    t[Stage::Upload] = s.deviceInput ? -1.f : Event::elapsedMs(s.start, s.uploaded);
     t[Stage::Convert] = Event::elapsedMs(s.uploaded, s.converted);
     const float computeMs = Event::elapsedMs(s.converted, s.processed_);
     if (s.ranKmeans) t[Stage::Kmeans] = computeMs;

@@ -117,10 +117,11 @@ class DeviceImage {
   int height_ = 0;
 };
 
-// A non-blocking CUDA stream (does not serialise with the legacy default stream).
+// A CUDA stream; non-blocking by default (does not serialise with the legacy default
+// stream), cudaStreamDefault for one that does.
 class Stream {
  public:
-  Stream() { VP_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  explicit Stream(unsigned flags = cudaStreamNonBlocking) { VP_CUDA_CHECK(cudaStreamCreateWithFlags(&s_, flags)); }
   ~Stream() { if (s_) cudaStreamDestroy(s_); }
   Stream(Stream&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
   Stream& operator=(Stream&& o) noexcept {

@@ -126,6 +126,8 @@ av::CodecPtr openVideoEncoder(const ClipSpec& spec, AVPixelFormat fmt, int w, in
     av_opt_set_double(c->priv_data, "crf", spec.crf, 0);
   } else if (spec.codec == "libx265") {
     av_opt_set(c->priv_data, "x265-params", "log-level=none", 0);  // x265 prints to stderr itself
+    av_opt_set(c->priv_data, "preset", spec.preset.c_str(), 0);
+    av_opt_set_double(c->priv_data, "crf", spec.crf, 0);
   } else if (spec.codec == "mjpeg" || spec.codec == "mpeg4") {
     c->flags |= AV_CODEC_FLAG_QSCALE;
     c->global_quality = FF_QP2LAMBDA * 2;

@@ -58,8 +58,8 @@ struct ClipSpec {
   int changedWidth = 0;             // (the encoder is reopened: use mjpeg, or libx264 in .ts)
   int changedHeight = 0;
   int gop = 0;                      // keyframe interval, 0 = the codec's default
-  int crf = 12;                     // libx264 quality
-  std::string preset = "ultrafast"; // libx264 preset (ultrafast: no B-frames)
+  int crf = 12;                     // libx264 / libx265 quality
+  std::string preset = "ultrafast"; // libx264 / libx265 preset (x264 ultrafast: no B-frames)
   int rotation = 0;                 // clockwise degrees a player turns the picture: a display
                                     // matrix on the stream (.mp4/.mov keep it)
 };

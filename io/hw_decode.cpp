@@ -1,0 +1,90 @@
+#include "io/hw_decode.h"
+
+extern "C" {
+#include <libavutil/hwcontext.h>
+#include <libavutil/hwcontext_cuda.h>
+#include <libavutil/pixdesc.h>
+}
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace vp::av {
+
+HwDecode::HwDecode(int gpu) : device_(gpu) {
+  AVBufferRef* ref = av_hwdevice_ctx_alloc(AV_HWDEVICE_TYPE_CUDA);
+  if (!ref) throw std::runtime_error("this FFmpeg has no CUDA support");
+  auto* hw = reinterpret_cast<AVHWDeviceContext*>(ref->data);
+  auto* cuda = static_cast<AVCUDADeviceContext*>(hw->hwctx);
+  cuda->cuda_ctx = static_cast<CUcontext>(device_.context());
+  cuda->stream = reinterpret_cast<CUstream>(device_.stream());
+  const int r = av_hwdevice_ctx_init(ref);  // loads libcuda through FFmpeg's loader; keeps our context
+  if (r < 0) {
+    av_buffer_unref(&ref);
+    throw std::runtime_error("FFmpeg's CUDA device context failed (" + errorText(r) + ")");
+  }
+  deviceRef_ = ref;
+}
+
+HwDecode::~HwDecode() { av_buffer_unref(&deviceRef_); }
+
+std::string HwDecode::unsupportedReason(const AVCodec* codec) {
+  for (int i = 0;; ++i) {
+    const AVCodecHWConfig* c = avcodec_get_hw_config(codec, i);
+    if (!c) break;
+    if (c->device_type == AV_HWDEVICE_TYPE_CUDA && (c->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX))
+      return "";
+  }
+  return std::string("NVDEC does not decode ") + codec->name;
+}
+
+void HwDecode::attach(AVCodecContext* dec, LogTap& tap, int extraFrames) {
+  tap.hw = this;
+  dec->hw_device_ctx = av_buffer_ref(deviceRef_);
+  if (!dec->hw_device_ctx) throw std::bad_alloc();
+  dec->get_format = &HwDecode::getFormat;
+  dec->extra_hw_frames = extraFrames;
+  int threads = kFrameThreads;
+  if (const char* env = std::getenv("VP_NVDEC_THREADS")) threads = std::clamp(std::atoi(env), 1, 8);
+  dec->thread_count = threads;
+  dec->thread_type = threads > 1 ? FF_THREAD_FRAME : FF_THREAD_SLICE;
+}
+
+AVPixelFormat HwDecode::getFormat(AVCodecContext* c, const AVPixelFormat* formats) {
+  auto* self = static_cast<HwDecode*>(static_cast<LogTap*>(c->opaque)->hw);
+  bool offered = false;
+  for (const AVPixelFormat* p = formats; *p != AV_PIX_FMT_NONE; ++p) offered |= *p == AV_PIX_FMT_CUDA;
+  const AVPixFmtDescriptor* sw = av_pix_fmt_desc_get(c->sw_pix_fmt);
+  const char* swName = av_get_pix_fmt_name(c->sw_pix_fmt);
+  const char* profile = avcodec_profile_name(c->codec_id, c->profile);
+  const std::string what = std::string(c->codec ? c->codec->name : "?") + (profile ? std::string(" ") + profile : "") +
+                           " " + (swName ? swName : "?") + " " + std::to_string(c->coded_width) + "x" +
+                           std::to_string(c->coded_height);
+  if (offered && sw && sw->comp[0].depth <= 10) {
+    self->state_ = State::Hardware;
+    return AV_PIX_FMT_CUDA;
+  }
+  if (self->state_.load() != State::Software)
+    self->reason_ = offered ? "NVDEC output deeper than 10 bits is not used (" + what + ")"
+                            : "NVDEC cannot decode this stream (" + what + ")";
+  self->state_ = State::Software;
+  for (const AVPixelFormat* p = formats; *p != AV_PIX_FMT_NONE; ++p) {
+    const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(*p);
+    if (d && !(d->flags & AV_PIX_FMT_FLAG_HWACCEL)) return *p;
+  }
+  return AV_PIX_FMT_NONE;
+}
+
+bool HwDecode::surfaceFormat(const AVFrame& f, PixelFormat& out) {
+  if (f.format != AV_PIX_FMT_CUDA || !f.hw_frames_ctx) return false;
+  switch (reinterpret_cast<const AVHWFramesContext*>(f.hw_frames_ctx->data)->sw_format) {
+    case AV_PIX_FMT_NV12: out = PixelFormat::Nv12; return true;
+    case AV_PIX_FMT_P010LE: out = PixelFormat::P010; return true;
+    case AV_PIX_FMT_YUV444P: out = PixelFormat::Yuv444p; return true;
+    case AV_PIX_FMT_YUV444P16LE: out = PixelFormat::Yuv444p16; return true;
+    default: return false;
+  }
+}
+
+}  // namespace vp::av

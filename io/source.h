@@ -1,6 +1,7 @@
 // A video source: opens an input, runs a decode thread that fills a FrameQueue.
 #pragma once
 
+#include "io/audio_stream.h"
 #include "io/frame_queue.h"
 
 #include <cstdint>
@@ -35,6 +36,10 @@ struct SourceOptions {
   // exhausting memory on a damaged or hostile header: 2 x 8K UHD by default.
   int64_t maxPixels = int64_t(7680) * 4320 * 2;
   bool autorotate = true;  // turn frames upright as the stream's display matrix says
+  // Audio (files only; io/audio_stream.h): demux the track too when `audio`; audioTrack
+  // < 0 picks the best one, N the N-th audio stream (from 0).
+  bool audio = false;
+  int audioTrack = -1;
 };
 
 struct SourceInfo {
@@ -85,6 +90,11 @@ class Source {
   // Serial of the latest seek request: a frame with an older serial was decoded
   // before that seek and is stale. Frames before any seek carry 0.
   virtual uint32_t serial() const { return 0; }
+  // The audio track demuxed beside the video (SourceOptions::audio); empty if none.
+  virtual AudioTrackInfo audioTrack() const { return {}; }
+  // Where the demux thread hands the track's packets; set before start(), and `sink`
+  // must outlive the decode thread (stop() first).
+  virtual void setAudioSink(AudioPacketSink* sink) { (void)sink; }
 };
 
 // Opens `options.url` with libavformat (and libavdevice when built with devices).

@@ -33,7 +33,10 @@ Session::Session(const Options& o, const SignalWatcher& signals, RunStats& stats
     : options_(o), signals_(signals), stats_(stats), role_(role), pacer_(o.sync && role == Role::Window) {
   control_ = openControlChannel(o.control);
   processor_ = makeProcessor(o.backend, o.streams);
-  const SourceOptions sourceOptions = sourceOptionsFrom(o);
+  SourceOptions sourceOptions = sourceOptionsFrom(o);
+  const bool fileAudio = !o.output.empty() && role == Role::Headless && !o.noAudio && o.audioCodec != "none";
+  sourceOptions.audio = fileAudio;
+  sourceOptions.audioTrack = o.audioTrack;
   // Live in the window: the newest frame wins (shallow, drop-oldest queue), no pacing.
   const bool shallow = sourceOptions.live && role == Role::Window;
   if (shallow) pacer_ = FramePacer(false);
@@ -56,7 +59,13 @@ Session::Session(const Options& o, const SignalWatcher& signals, RunStats& stats
       eo.path = o.output;
       eo.codec = o.codec;
       eo.overwrite = o.overwrite;
+      eo.audio.track = source_->audioTrack();
+      eo.audio.codec = o.audioCodec;
+      if (!eo.audio.track)
+        spdlog::info("audio: none{}", o.noAudio || o.audioCodec == "none" ? " (--no-audio / --audio-codec none)"
+                                                                         : " in the input");
       file_ = std::make_unique<FileOutput>(eo, info_.fps);
+      if (file_->audioSink()) source_->setAudioSink(file_->audioSink());
     } else {
       spdlog::warn("-o {}: files are written only with --headless; not in the window", o.output);
     }
@@ -225,7 +234,9 @@ void Session::waitForWork() {
 
 int Session::finish(int exitCode) {
   source_->stop();
-  if (file_) file_->finish();
+  // Stopped early (--frames, Ctrl-C, quit): the file's audio ends with its last frame.
+  const bool cut = quit_ || interrupted() || (options_.frames > 0 && feeder_->framesIn() >= options_.frames);
+  if (file_) file_->finish(cut);
   stats_.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   stats_.framesIn = feeder_->framesIn();
   stats_.finalParams = params_;  // in force at the end, even if no frame used them yet

@@ -51,6 +51,10 @@ void buildCli(CLI::App& app, Options& o, EnumStrings& e) {
                  "Audio of -o: copy, none, aac, libmp3lame, ... (default: copy when the container takes it, "
                  "else AAC)");
 
+  app.add_option("--volume", o.volume, "Sound volume in percent (0..100; keys 9 / 0)")->check(CLI::Range(0, 100));
+  app.add_option("--audio-delay", o.audioDelay, "Play the sound SECONDS later than the video (negative: earlier)")
+      ->check(CLI::Range(-60.0, 60.0));
+
   app.add_option("--mode", e.mode, "Processing: kmeans, blur or none")
       ->check(CLI::IsMember({"kmeans", "blur", "none"}));
   app.add_option("-k,--clusters", o.process.kmeans.k, "K-means clusters (1..32)")->check(CLI::Range(1, 32));

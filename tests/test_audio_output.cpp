@@ -161,5 +161,27 @@ TEST_F(AudioOutput, InterruptLeavesAPlayableFileWithBothStreams) {
   EXPECT_LT(test::worstFlashBeepGap(test::flashOnsets(out), test::beepOnsets(out)), kFrame);
 }
 
+// Damaged audio packets (FFmpeg's noise bitstream filter) are counted and skipped; every
+// video frame is still written.
+TEST_F(AudioOutput, DamagedAudioPacketsAreSkipped) {
+  const std::string in = clip("mp4"), damaged = dir_.file("damaged.mkv"), out = dir_.file("out.mp4");
+  test::ffmpeg({"-i", in, "-c", "copy", "-bsf:a", "noise=amount=8", damaged});
+  const test::ProgramRun r = vidproc({damaged, "--mode", "none", "--audio-codec", "aac", "-o", out});
+  ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
+  EXPECT_NE((r.out + r.err).find("damaged packets skipped"), std::string::npos) << r.out;
+  const test::StreamEnds e = test::streamEnds(out);
+  EXPECT_EQ(e.audioStreams, 1);
+  EXPECT_NEAR(e.videoEnd, 4.0, 1e-3);
+}
+
+// An input with audio and no video stays the clear error it was.
+TEST_F(AudioOutput, AudioOnlyInputIsAnError) {
+  const std::string in = clip("mp4"), audio = dir_.file("audio.m4a");
+  test::ffmpeg({"-i", in, "-vn", "-c", "copy", audio});
+  const test::ProgramRun r = vidproc({audio, "-o", dir_.file("x.mp4")});
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.err.find("no video stream"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace vp

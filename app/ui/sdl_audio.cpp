@@ -18,7 +18,7 @@ int64_t steadyUs() {
 class AudioSubsystem {
  public:
   AudioSubsystem() {
-    if (SDL_InitSubSystem(SDL_INIT_AUDIO) != 0) throw std::runtime_error(std::string("no audio: ") + SDL_GetError());
+    if (SDL_InitSubSystem(SDL_INIT_AUDIO) != 0) throw std::runtime_error(std::string("SDL: ") + SDL_GetError());
   }
   ~AudioSubsystem() { SDL_QuitSubSystem(SDL_INIT_AUDIO); }
   AudioSubsystem(const AudioSubsystem&) = delete;

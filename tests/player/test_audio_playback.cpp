@@ -193,3 +193,41 @@ TEST(AudioPlayback, FlashesAndBeepsStayTogetherThroughSeekPauseVolumeAndMute) {
 
 }  // namespace
 }  // namespace vp
+
+namespace vp {
+namespace {
+
+// --audio-delay plays the sound later than the picture; the audio-delay command sets it
+// back while playing.
+TEST(AudioPlayback, AudioDelayShiftsTheSoundAndTheCommandResetsIt) {
+  if (!test::haveFfmpegCli()) GTEST_SKIP() << "ffmpeg/ffprobe programs not installed (scripts/setup.sh)";
+  test::TempDir dir;
+  Options options;
+  options.input = dir.file("clip.mp4");
+  test::makeFlashBeepClip("mp4", options.input, 4);
+  options.backend = Backend::Cpu;
+  options.process.mode = Mode::None;
+  options.streams = 2;
+  options.audioDelay = 0.1;
+  FlashDisplay display;
+  display.byPresented = {{30, "audio-delay 0"}};  // at 1.2 s
+  auto rec = std::make_shared<Recording>();
+  SignalWatcher signals;
+  RunStats stats;
+  const AudioOutputFactory open = [rec](int, int) { return std::make_unique<PacedAudio>(rec); };
+  ASSERT_EQ(runInteractive(options, display, signals, stats, open), kExitOk);
+  std::lock_guard<std::mutex> lock(rec->mutex);
+  const std::vector<Beep> heard = beeps(*rec);
+  ASSERT_EQ(display.flashUs.size(), 4u);
+  ASSERT_EQ(heard.size(), 4u);
+  const int64_t first = heard[0].playUs - display.flashUs[0];  // with the 100 ms delay
+  EXPECT_NEAR(double(first), 100'000.0, 40'000.0);
+  for (size_t f = 1; f < 4; ++f)  // after "audio-delay 0"
+    EXPECT_LT(std::llabs(heard[f].playUs - display.flashUs[f]), 40'000) << "flash " << f;
+  std::printf("audio-delay 0.1: beep - flash = %.1f ms; after audio-delay 0: %.1f, %.1f, %.1f ms\n",
+              double(first) * 1e-3, double(heard[1].playUs - display.flashUs[1]) * 1e-3,
+              double(heard[2].playUs - display.flashUs[2]) * 1e-3, double(heard[3].playUs - display.flashUs[3]) * 1e-3);
+}
+
+}  // namespace
+}  // namespace vp

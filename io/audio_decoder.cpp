@@ -53,7 +53,10 @@ AudioDecoder::~AudioDecoder() { stop(); }
 void AudioDecoder::start() { thread_ = std::thread([this] { run(); }); }
 
 void AudioDecoder::stop() {
-  abort_ = true;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);  // under the lock: output() cannot miss the wake-up
+    abort_ = true;
+  }
   packets_.abort();
   room_.notify_all();
   if (thread_.joinable()) thread_.join();

@@ -34,6 +34,8 @@ const AVCodec* defaultEncoder(const AVFormatContext* oc) {
 
 AudioTrackWriter::AudioTrackWriter(AVFormatContext* oc, const EncoderAudio& audio)
     : oc_(oc), queue_(*audio.packets) {
+  for (const char* name : {"mp4", "mov", "ipod", "3gp", "3g2", "psp", "ismv", "f4v"})
+    keepNegative_ = keepNegative_ || std::strcmp(oc->oformat->name, name) == 0;
   const AudioTrackInfo& track = audio.track;
   const AVCodecParameters& par = *track.params;
   const std::string container = oc->oformat->name;
@@ -57,7 +59,7 @@ AudioTrackWriter::AudioTrackWriter(AVFormatContext* oc, const EncoderAudio& audi
                              "' not available (try --audio-codec aac, copy or none)");
   if (!containerTakes(oc, encoder->id))
     throw std::runtime_error("the " + container + " container cannot hold " + encoder->name + " audio");
-  transcoder_ = std::make_unique<AudioTranscoder>(track, encoder, oc, [this](AVPacket* p) {
+  transcoder_ = std::make_unique<AudioTranscoder>(track, encoder, oc, keepNegative_ ? INT64_MIN : 0, [this](AVPacket* p) {
     av_packet_rescale_ts(p, transcoder_->encoder().time_base, stream_->time_base);
     mux(p);
   });
@@ -91,6 +93,10 @@ void AudioTrackWriter::mux(AVPacket* p) {
 void AudioTrackWriter::copy(const AudioPacket& in) {
   if (in.packet->flags & AV_PKT_FLAG_CORRUPT) {
     ++damaged_;
+    return;
+  }
+  if (!keepNegative_ && audioPacketTimeUs(in) < 0) {
+    ++dropped_;
     return;
   }
   av::PacketPtr p(av_packet_clone(in.packet.get()));

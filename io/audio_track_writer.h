@@ -44,6 +44,10 @@ class AudioTrackWriter {
   AudioPacketQueue& queue_;
   std::unique_ptr<AudioTranscoder> transcoder_;  // null: stream copy
   int64_t lastDts_ = INT64_MIN;                  // stream time base
+  // Audio before the video's first frame (time < 0): kept where the container shifts it
+  // with an edit list (MP4/MOV), dropped elsewhere, where the muxer would otherwise
+  // shift both streams and the video would no longer start at 0.
+  bool keepNegative_ = false;
   int64_t written_ = 0, damaged_ = 0, dropped_ = 0;
 };
 

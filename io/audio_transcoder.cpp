@@ -44,8 +44,8 @@ void pickLayout(const AVCodec* c, const AVChannelLayout& in, AVChannelLayout& ou
 }  // namespace
 
 AudioTranscoder::AudioTranscoder(const AudioTrackInfo& track, const AVCodec* encoder, const AVFormatContext* oc,
-                                 std::function<void(AVPacket*)> write)
-    : write_(std::move(write)) {
+                                 int64_t startUs, std::function<void(AVPacket*)> write)
+    : write_(std::move(write)), startUs_(startUs) {
   const AVCodecParameters& par = *track.params;
   const AVCodec* decoder = avcodec_find_decoder(par.codec_id);
   if (!decoder) throw std::runtime_error("no decoder for " + track.codec);
@@ -150,14 +150,20 @@ void AudioTranscoder::queueSamples(const AVFrame& f, int64_t timeUs, int64_t end
   } freeData{data};
   const int n = swr_convert(swr_.get(), data, capacity, const_cast<const uint8_t**>(f.extended_data), f.nb_samples);
   if (n <= 0) return;
-  const int64_t startPts = av_rescale(timeUs, rate, 1000000);
+  int64_t startPts = av_rescale(timeUs, rate, 1000000);
+  int lead = 0;  // samples before startUs_
+  if (startUs_ != INT64_MIN) {
+    const int64_t first = av_rescale(startUs_, rate, 1000000);
+    if (startPts + n <= first) return;
+    if (startPts < first) lead = int(first - startPts);
+  }
   if (!haveBase_) {
-    basePts_ = startPts;
+    basePts_ = startPts + lead;
     haveBase_ = true;
   }
   const int64_t expected = basePts_ + av_audio_fifo_size(fifo_.get());
   const int64_t tolerance = rate / 50;  // 20 ms: below that, timestamps jitter is not a gap
-  int skip = 0;
+  int skip = lead;
   if (startPts > expected + tolerance) {  // a gap: silence up to this frame
     const int64_t gap = std::min<int64_t>(startPts - expected, int64_t(rate) * 10);
     uint8_t** silence = nullptr;
@@ -169,7 +175,7 @@ void AudioTranscoder::queueSamples(const AVFrame& f, int64_t timeUs, int64_t end
     av_freep(&silence);
     encodeFrames(false);
   } else if (startPts < expected - tolerance) {  // an overlap: drop what was already queued
-    skip = int(std::min<int64_t>(expected - startPts, n));
+    skip = std::max(skip, int(std::min<int64_t>(expected - startPts, n)));
   }
   // Nothing after the end (the last video frame when the run is cut).
   const int64_t endPts = endUs == INT64_MAX ? INT64_MAX : av_rescale(endUs, rate, 1000000);

@@ -28,7 +28,8 @@ class AudioTranscoder {
  public:
   // Opens the track's decoder and `encoder` for `oc`'s container; throws std::runtime_error
   // with a short reason. `write` receives each encoded packet in the encoder's time base.
-  AudioTranscoder(const AudioTrackInfo& track, const AVCodec* encoder, const AVFormatContext* oc,
+  // Samples before startUs (session time; INT64_MIN: none) are dropped.
+  AudioTranscoder(const AudioTrackInfo& track, const AVCodec* encoder, const AVFormatContext* oc, int64_t startUs,
                   std::function<void(AVPacket*)> write);
   ~AudioTranscoder() { av_channel_layout_uninit(&swrLayout_); }
   AudioTranscoder(const AudioTranscoder&) = delete;
@@ -60,6 +61,7 @@ class AudioTranscoder {
   // The resampler's input, to rebuild it when the decoded format changes.
   int swrFormat_ = -1, swrRate_ = 0;
   AVChannelLayout swrLayout_{};
+  int64_t startUs_ = INT64_MIN;  // nothing before it
   int64_t offsetUs_ = 0;        // session time = decoded frame time (track time base) + this
   bool haveBase_ = false;
   int64_t basePts_ = 0;         // encoder time base (1/rate): time of the FIFO's first sample

@@ -31,7 +31,7 @@ void AudioPlayback::start() {
 
 void AudioPlayback::render(float* out, int frames, int64_t nowUs) {
   const size_t samples = size_t(frames) * size_t(channels_);
-  if (paused_) {  // pause plays silence; nothing is consumed, so it resumes in sync
+  if (paused_ || gate_) {  // pause plays silence; nothing is consumed, so it resumes in sync
     std::memset(out, 0, samples * sizeof(float));
     return;
   }

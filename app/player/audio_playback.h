@@ -33,6 +33,9 @@ class AudioPlayback final : public AudioRenderer {
   // The audio clock, brought up to the latest callback.
   const Clock& clock(int64_t nowUs);
   void setPaused(bool paused, int64_t nowUs);
+  // The first frame is on screen: the sound may start (until then the device plays
+  // silence, so a slow pipeline start does not leave the picture behind the sound).
+  void videoStarted() { gate_ = false; }
   void seek(uint32_t serial, int64_t targetUs);
   void setVolume(int percent) { volume_ = percent; }
   int volume() const { return volume_; }
@@ -54,6 +57,7 @@ class AudioPlayback final : public AudioRenderer {
   std::atomic<int> volume_{100};
   std::atomic<bool> muted_{false};
   std::atomic<bool> paused_{false};
+  std::atomic<bool> gate_{true};  // closed until videoStarted()
   std::atomic<int64_t> underruns_{0};
   std::atomic<bool> playing_{false};  // samples have flowed since the start / last seek
 

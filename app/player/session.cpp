@@ -261,7 +261,10 @@ PaceDecision Session::pace(const OutputFrame& out, int64_t nowUs) {
   if (audio_) audio_->clock(nowUs);  // the master reads the latest callback
   const PaceDecision d = pacer_.decide(out.ptsUs, serial_, nowUs, isLast);
   if (d == PaceDecision::Drop) ++stats_.droppedLate;
-  if (d == PaceDecision::Present && audio_) measureAvDiff(out, nowUs);
+  if (d == PaceDecision::Present && audio_) {
+    audio_->videoStarted();
+    measureAvDiff(out, nowUs);
+  }
   return d;
 }
 

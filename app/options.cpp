@@ -44,6 +44,17 @@ void buildCli(CLI::App& app, Options& o, EnumStrings& e) {
   app.add_flag("--no-autorotate", e.noAutorotate, "Keep frames as stored, ignoring the display rotation");
   app.add_option("--frames", o.frames, "Stop after N processed frames (0 = all)")->check(CLI::NonNegativeNumber);
 
+  app.add_flag("--no-audio", o.noAudio, "No sound: neither played nor written to -o");
+  app.add_option("--audio-track", o.audioTrack, "Play / keep the N-th audio stream (from 0; default: the best one)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--audio-codec", o.audioCodec,
+                 "Audio of -o: copy, none, aac, libmp3lame, ... (default: copy when the container takes it, "
+                 "else AAC)");
+
+  app.add_option("--volume", o.volume, "Sound volume in percent (0..100; keys 9 / 0)")->check(CLI::Range(0, 100));
+  app.add_option("--audio-delay", o.audioDelay, "Play the sound SECONDS later than the video (negative: earlier)")
+      ->check(CLI::Range(-60.0, 60.0));
+
   app.add_option("--mode", e.mode, "Processing: kmeans, blur or none")
       ->check(CLI::IsMember({"kmeans", "blur", "none"}));
   app.add_option("-k,--clusters", o.process.kmeans.k, "K-means clusters (1..32)")->check(CLI::Range(1, 32));

@@ -36,6 +36,13 @@ struct Options {
   bool autorotate = true;     // turn frames upright as the stream's display matrix says
   int64_t frames = 0;         // stop after this many processed frames; 0 = all
 
+  // audio
+  bool noAudio = false;       // --no-audio: neither played nor written
+  int audioTrack = -1;        // --audio-track N: the N-th audio stream (from 0); -1 = the best one
+  std::string audioCodec;     // --audio-codec: "" copy when possible, copy, none, aac, ...
+  int volume = 100;           // --volume: percent, 0..100 (window playback)
+  double audioDelay = 0;      // --audio-delay: seconds the sound plays after the video (window)
+
   // processing
   ProcessParams process;      // mode, K-means and blur parameters
   Backend backend = Backend::Auto;

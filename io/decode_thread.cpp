@@ -77,6 +77,7 @@ void FfmpegSource::decodeLoop() {
     }
     consecutiveErrors = 0;
     if (packet->stream_index == stream_) decodePacket(packet.get());
+    else if (packet->stream_index == audio_.index) passAudio(*packet);
     av_packet_unref(packet.get());
   }
 }

@@ -1,5 +1,6 @@
 #include "io/encoder_sink.h"
 
+#include "io/audio_track_writer.h"
 #include "io/av_util.h"
 
 extern "C" {
@@ -79,6 +80,8 @@ struct EncoderSink::Impl {
   av::SwsPtr sws;
   int swsWidth = 0, swsHeight = 0;  // source size sws was made for
   int64_t lastPts = AV_NOPTS_VALUE;  // encoder time base
+  std::unique_ptr<AudioTrackWriter> audio;  // the audio stream, if any (encoder thread once opened)
+  int64_t lastVideoUs = INT64_MIN, prevVideoUs = INT64_MIN;  // latest two frames' ptsUs (encoder thread)
 
   std::vector<Slot> slots;
   std::thread thread;
@@ -90,6 +93,7 @@ struct EncoderSink::Impl {
   int read = 0;  // oldest queued slot
   int size = 0;  // queued slots
   bool finishing = false;
+  bool cutAudio = false;  // finish the audio with the last video frame
   std::string error;  // first encoding error; the thread then drops frames
 
   [[noreturn]] void fail(const std::string& reason) const { throw EncoderError("'" + opt.path + "': " + reason); }
@@ -98,6 +102,13 @@ struct EncoderSink::Impl {
   void run();
   void encode(const Slot& slot);
   void drain(const AVFrame* f);
+  // End of the last frame written: its pts plus the last frame interval (else 1/fps).
+  int64_t videoEndUs() const {
+    if (lastVideoUs == INT64_MIN) return INT64_MIN;
+    const int64_t step = prevVideoUs != INT64_MIN && lastVideoUs > prevVideoUs ? lastVideoUs - prevVideoUs
+                                                                              : int64_t(1e6 / (opt.fps > 0 ? opt.fps : 30));
+    return lastVideoUs + step;
+  }
   void setError(const std::string& e) {
     std::lock_guard<std::mutex> lock(mutex);
     if (error.empty()) error = e;
@@ -129,6 +140,11 @@ void EncoderSink::Impl::openOutput() {
   if (avformat_query_codec(ctx->oformat, codec->id, FF_COMPLIANCE_NORMAL) == 0)
     fail(std::string("the ") + ctx->oformat->name + " container cannot hold " + codec->name);
   openEncoder(codec);
+  if (opt.audio.packets) try {
+      audio = std::make_unique<AudioTrackWriter>(ctx, opt.audio);
+    } catch (const std::runtime_error& e) {
+      fail(e.what());
+    }
 
   tmpPath = path + ".part";
   if (!(ctx->oformat->flags & AVFMT_NOFILE)) {
@@ -240,6 +256,7 @@ void EncoderSink::Impl::run() {
     }
     if (!failed) try {
         encode(slots[size_t(index)]);
+        if (audio) audio->writeUntil(lastVideoUs);  // audio follows the video into the muxer
       } catch (const std::exception& e) {
         setError(e.what());
       }
@@ -250,12 +267,15 @@ void EncoderSink::Impl::run() {
     }
     cond.notify_all();
   }
+  bool cut;
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (!error.empty()) return;
+    cut = cutAudio;
   }
   try {
     drain(nullptr);  // flush the encoder
+    if (audio) audio->finish(cut ? videoEndUs() : INT64_MAX);
     const int r = av_write_trailer(oc.get());
     if (r < 0) fail("cannot write the trailer (" + av::errorText(r) + ")");
   } catch (const std::exception& e) {
@@ -292,6 +312,8 @@ void EncoderSink::Impl::encode(const Slot& s) {
   }
   lastPts = pts;
   frame->pts = pts;
+  prevVideoUs = lastVideoUs;
+  lastVideoUs = s.ptsUs;
   if (c->flags & AV_CODEC_FLAG_QSCALE) frame->quality = c->global_quality;
   drain(frame.get());
   ++frames;
@@ -382,6 +404,11 @@ void EncoderSink::finish() {
   if (std::rename(m.tmpPath.c_str(), m.opt.path.c_str()) != 0)
     throw EncoderError("cannot write '" + m.opt.path + "': " + std::strerror(errno));
   spdlog::debug("wrote '{}': {} frames", m.opt.path, m.frames.load());
+}
+
+void EncoderSink::endAudioWithVideo() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->cutAudio = true;
 }
 
 int64_t EncoderSink::framesWritten() const { return impl_->frames.load(); }

@@ -8,6 +8,8 @@
 // interrupted run leaves no misleading file.
 #pragma once
 
+#include "io/audio_stream.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -20,6 +22,13 @@ namespace vp {
 class EncoderError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// The input's audio for the file (io/audio_track_writer.h).
+struct EncoderAudio {
+  AudioPacketQueue* packets = nullptr;  // the demuxed track's packets; null: no audio stream
+  AudioTrackInfo track;
+  std::string codec;  // "" = copy when the container takes it, else transcode (AAC); "copy"; an encoder name
 };
 
 struct EncoderOptions {
@@ -35,6 +44,7 @@ struct EncoderOptions {
   int threads = 0;                  // encoder threads, 0 = automatic
   int queueFrames = 4;              // frames write() may run ahead of the encoder
   bool faststart = false;           // mp4/mov: moov atom first (rewrites the file at finish)
+  EncoderAudio audio;               // muxed on the encoder thread, following the video
 };
 
 class EncoderSink {
@@ -54,6 +64,9 @@ class EncoderSink {
   // Encodes what is queued, flushes the encoder, writes the trailer and renames
   // the temporary file to the final path. Safe to call twice; throws EncoderError.
   void finish();
+  // The run was cut (--frames, Ctrl-C, quit): finish() ends the audio with the last video
+  // frame instead of writing all the audio demuxed.
+  void endAudioWithVideo();
 
   int64_t framesWritten() const;  // frames encoded so far
   const std::string& path() const;

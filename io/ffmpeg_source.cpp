@@ -88,6 +88,7 @@ FfmpegSource::FfmpegSource(const SourceOptions& options) : options_(options) {
     if (options_.memory->empty()) fail("input is empty");
     openInput(format);
     openDecoder();
+    openAudio();
     return;
   }
   if (format.empty() && options_.url.rfind("/dev/video", 0) == 0) format = "v4l2";
@@ -98,6 +99,7 @@ FfmpegSource::FfmpegSource(const SourceOptions& options) : options_(options) {
   if (format.empty() || capture) checkPath(capture);
   openInput(format);
   openDecoder();
+  openAudio();
 }
 
 FfmpegSource::~FfmpegSource() { stop(); }

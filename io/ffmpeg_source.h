@@ -35,6 +35,8 @@ class FfmpegSource final : public Source {
   SourceStats stats() const override;
   std::string fatalError() const override;
   uint32_t serial() const override;
+  AudioTrackInfo audioTrack() const override { return audio_; }
+  void setAudioSink(AudioPacketSink* sink) override { audioSink_ = sink; }
 
  private:
   // Opening (ffmpeg_source.cpp).
@@ -47,6 +49,9 @@ class FfmpegSource final : public Source {
   void openCodec(bool hardware);
   void checkSize(int width, int height) const;
   static int interrupted(void* self);
+  // Audio beside the video (ffmpeg_source_audio.cpp).
+  void openAudio();
+  void passAudio(const AVPacket& packet);
 
   // The decode thread (decode_thread.cpp).
   void run();
@@ -79,6 +84,8 @@ class FfmpegSource final : public Source {
   bool device_ = false;  // capture device or lavfi: unseekable, read errors are fatal
   bool live_ = false;    // options.live or a capture device: low-latency decoding
   int rotation_ = 0;     // clockwise degrees every frame is turned (autorotate)
+  AudioTrackInfo audio_;                 // set by the constructor, then read-only
+  AudioPacketSink* audioSink_ = nullptr; // set before start(); called by the decode thread
 
   std::thread thread_;
   FrameQueue* queue_ = nullptr;  // set by start(), read by the decode thread

@@ -1,6 +1,7 @@
 // A video source: opens an input, runs a decode thread that fills a FrameQueue.
 #pragma once
 
+#include "io/audio_stream.h"
 #include "io/frame_queue.h"
 
 #include <cstdint>
@@ -43,6 +44,10 @@ struct SourceOptions {
   HwDecodeMode hwdec = HwDecodeMode::No;
   int gpu = 0;            // CUDA device the decoder runs on (the pipeline's)
   int hwHeldFrames = 8;   // surfaces reserved for frames the consumer holds (queue capacity + 2)
+  // Audio (files only; io/audio_stream.h): demux the track too when `audio`; audioTrack
+  // < 0 picks the best one, N the N-th audio stream (from 0).
+  bool audio = false;
+  int audioTrack = -1;
 };
 
 struct SourceInfo {
@@ -93,6 +98,11 @@ class Source {
   // Serial of the latest seek request: a frame with an older serial was decoded
   // before that seek and is stale. Frames before any seek carry 0.
   virtual uint32_t serial() const { return 0; }
+  // The audio track demuxed beside the video (SourceOptions::audio); empty if none.
+  virtual AudioTrackInfo audioTrack() const { return {}; }
+  // Where the demux thread hands the track's packets; set before start(), and `sink`
+  // must outlive the decode thread (stop() first).
+  virtual void setAudioSink(AudioPacketSink* sink) { (void)sink; }
 };
 
 // Opens `options.url` with libavformat (and libavdevice when built with devices).

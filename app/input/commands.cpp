@@ -221,7 +221,8 @@ bool isParamCommand(const Command& c) {
 }
 
 bool repeats(const Command& c) {
-  return (isParamCommand(c) && c.change == Change::Add) || c.verb == Verb::Step || c.verb == Verb::Seek;
+  return (isParamCommand(c) && c.change == Change::Add) || c.verb == Verb::Step || c.verb == Verb::Seek ||
+         (c.verb == Verb::Volume && c.change == Change::Add) || (c.verb == Verb::AudioDelay && c.change == Change::Add);
 }
 
 bool applyParams(const Command& c, ProcessParams& p) {

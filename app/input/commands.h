@@ -31,6 +31,9 @@ enum class Verb : uint8_t {
   Step,        // step: pauses if playing, then advances one frame
   Seek,        // seek S | seek +S | seek -S (seconds)
   Screenshot,  // screenshot [FILE]
+  Volume,      // volume N | volume +N | volume -N (percent, 0..100)
+  Mute,        // mute [on|off|toggle]
+  AudioDelay,  // audio-delay S | +S | -S (seconds; positive plays the sound later)
   Fullscreen,  // the window's own commands: fullscreen, hud, help
   Hud,
   Help,
@@ -61,6 +64,8 @@ struct Command {
   }
   bool operator!=(const Command& o) const { return !(*this == o); }
 };
+
+constexpr int kMaxVolume = 100;  // percent
 
 // Bounds of the parameters (K and radius steps stay within 2..32 and 0..100).
 constexpr int kMinClusters = 1, kMinStepClusters = 2;  // kMaxClusters: gpu/kmeans_math.h

@@ -28,13 +28,18 @@ int64_t FramePacer::untilDueUs(int64_t ptsUs, int64_t nowUs) const {
 
 PaceDecision FramePacer::decide(int64_t ptsUs, int serial, int64_t nowUs, bool isLast) {
   if (!sync_) return PaceDecision::Present;
-  const bool videoMaster = master_ == &video_;
+  // Another master (audio) that does not read this seek generation yet (just after a
+  // seek, before its first samples play) leaves the frame to the video clock meanwhile.
+  const bool otherMaster = master_ != &video_;
+  const std::optional<int64_t> m = otherMaster ? master_->at(nowUs) : std::nullopt;
+  const bool useMaster = m && master_->serial() == serial;
+  const Clock& clock = useMaster ? *master_ : video_;
   // No anchor yet, a new seek generation or a timestamp far ahead (a jump in the
   // stream) re-anchors the video clock.
-  const std::optional<int64_t> t = master_->at(nowUs);
+  const std::optional<int64_t> t = clock.at(nowUs);
   const int64_t until = t ? ptsUs - *t : 0;
-  if (!t || master_->serial() != serial || until > 5'000'000) {
-    if (videoMaster) video_.set(ptsUs, serial, nowUs);
+  if (!t || clock.serial() != serial || until > 5'000'000) {
+    if (!useMaster) video_.set(ptsUs, serial, nowUs);
     return PaceDecision::Present;
   }
   if (until > 0) return PaceDecision::Wait;
@@ -42,8 +47,10 @@ PaceDecision FramePacer::decide(int64_t ptsUs, int serial, int64_t nowUs, bool i
     if (!isLast) return PaceDecision::Drop;
     // Late with nothing newer: the pipeline is slower than real time. Show it and let
     // the video clock slip, so the next frames are not all late too.
-    if (videoMaster) video_.set(ptsUs, serial, nowUs);
+    if (!useMaster) video_.set(ptsUs, serial, nowUs);
   }
+  // The video clock follows the frames shown, so it can take over from the master.
+  if (useMaster) video_.set(ptsUs, serial, nowUs);
   return PaceDecision::Present;
 }
 

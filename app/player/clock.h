@@ -4,8 +4,11 @@
 // pts + (now - then) while running, and holds still while paused. Its serial is the
 // session's seek generation: after a seek the clock reads nothing until a frame of the
 // new serial anchors it again. The session owns the master clock; today that is the
-// video clock below (frame timestamps against the system clock). An audio clock can
-// become the master without the players changing: FramePacer::setMaster.
+// video clock below (frame timestamps against the system clock). An audio clock becomes
+// the master without the players changing (FramePacer::setMaster; the window with sound
+// does); while it reads nothing (no sample played yet, an underrun, the sound ended) or
+// an older seek generation, the video clock, which follows every frame shown, times the
+// frames instead.
 //
 // FramePacer decides, per processed frame, whether to show it now, wait, or drop it:
 // a frame more than `lateToleranceUs` behind the master is dropped when a newer one is

@@ -29,6 +29,11 @@ bool Feeder::feed(const ProcessParams& params) {
     queue_.pop();
     return true;
   }
+  if (late_ && queue_.size() > 1 && late_(f->info.ptsUs)) {
+    queue_.pop();
+    ++skipped_;
+    return true;
+  }
   InputFrame in;
   in.data = f->data();
   in.layout = f->info.layout;

@@ -7,6 +7,7 @@
 #include "io/source.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -28,6 +29,11 @@ class Feeder {
   void settle();
   // Stops submitting (e.g. --frames reached); in-flight frames still come out.
   void stopFeeding() { feeding_ = false; }
+  // Frames this says are already too late (against an audio master) are skipped before
+  // processing while a newer one waits behind them, so a pipeline slower than real time
+  // drops frames instead of holding the demuxer (and the sound) back. Counted in skipped().
+  void setLateCheck(std::function<bool(int64_t ptsUs)> late) { late_ = std::move(late); }
+  int64_t skipped() const { return skipped_; }
 
   int64_t framesIn() const { return framesIn_; }
 
@@ -39,6 +45,8 @@ class Feeder {
   bool eos_ = false;
   bool feeding_ = true;
   int64_t framesIn_ = 0;
+  int64_t skipped_ = 0;
+  std::function<bool(int64_t)> late_;
 };
 
 }  // namespace vp

@@ -6,6 +6,10 @@ namespace vp {
 
 FileOutput::FileOutput(EncoderOptions options, double fps) : options_(std::move(options)) {
   options_.fps = fps > 0 ? fps : 30.0;
+  if (options_.audio.track) {
+    audio_ = std::make_unique<AudioPacketQueue>();
+    options_.audio.packets = audio_.get();
+  }
 }
 
 double FileOutput::write(const OutputFrame& f) {
@@ -19,8 +23,10 @@ double FileOutput::write(const OutputFrame& f) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void FileOutput::finish() {
-  if (encoder_) encoder_->finish();
+void FileOutput::finish(bool cut) {
+  if (!encoder_) return;
+  if (cut) encoder_->endAudioWithVideo();
+  encoder_->finish();
 }
 
 }  // namespace vp

@@ -12,15 +12,21 @@ namespace vp {
 class FileOutput {
  public:
   // Nothing is opened yet; `fps` is the nominal rate (30 when the input has none).
+  // With an audio track (options.audio.track), the file gets an audio stream: the
+  // source hands the track's packets to audioSink(), the encoder thread muxes them.
   FileOutput(EncoderOptions options, double fps);
+  // Where the source's demuxer puts the audio packets; null without an audio track.
+  AudioPacketSink* audioSink() { return audio_.get(); }
   // Writes one processed frame; returns the milliseconds it took (throws EncoderError).
   double write(const OutputFrame& frame);
-  // Finalises the file (renames it into place); nothing when no frame came.
-  void finish();
+  // Finalises the file (renames it into place); nothing when no frame came. `cut`: the
+  // run stopped early (--frames, Ctrl-C, quit), so the audio ends with the last frame.
+  void finish(bool cut = false);
 
  private:
   EncoderOptions options_;
-  std::unique_ptr<EncoderSink> encoder_;  // opened by the first write()
+  std::unique_ptr<AudioPacketQueue> audio_;  // outlives encoder_, whose thread reads it
+  std::unique_ptr<EncoderSink> encoder_;     // opened by the first write()
 };
 
 }  // namespace vp

@@ -85,6 +85,14 @@ struct HudData {
   double durationS = 0.0;   // seconds; 0 = live source
   bool paused = false;
 
+  // Sound (window playback); audio empty: the input has none.
+  std::string audio;            // "aac 48000 Hz stereo -> pulseaudio 48000 Hz 2 ch", or why none
+  int volume = 100;             // percent
+  bool muted = false;
+  float avDiffMs = 0.f;         // latest frame shown minus the audio clock
+  float avDiffMaxMs = 0.f;      // largest |A-V| since the start
+  uint64_t audioUnderruns = 0;  // device callbacks that ran dry
+
   // One status message ("screenshot saved: /path.png"), shown for Hud::kStatusSeconds after it
   // changes or statusSerial is bumped (bump it to show the same text again).
   std::string status;

@@ -1,5 +1,6 @@
 #include "app/player/interactive_player.h"
 
+#include "app/player/audio_playback.h"
 #include "app/player/session.h"
 
 #include <algorithm>
@@ -99,6 +100,14 @@ struct WindowLoop {
     hud.colorMatrix = input.colorMatrix, hud.hdr = input.hdr;
     hud.status = session.status();
     hud.statusSerial = session.statusSerial();
+    if (const AudioPlayback* a = session.audio()) {
+      hud.audio = a->description();
+      hud.volume = a->volume();
+      hud.muted = a->muted();
+      hud.audioUnderruns = uint64_t(a->underruns());
+      hud.avDiffMs = float(double(session.avDiffUs()) * 1e-3);
+      hud.avDiffMaxMs = float(session.stats().avDiffMs.maxMs());
+    }
     if (std::exchange(fresh, false)) shown.tick();  // a new picture reaches the screen
     const int64_t now = nowUs();
     const int64_t decodedNow = session.source().stats().framesDecoded;
@@ -112,8 +121,10 @@ struct WindowLoop {
 
 }  // namespace
 
-int runInteractive(const Options& o, Display& display, const SignalWatcher& signals, RunStats& stats) {
+int runInteractive(const Options& o, Display& display, const SignalWatcher& signals, RunStats& stats,
+                   const AudioOutputFactory& audio) {
   Session session(o, signals, stats, Session::Role::Window);
+  session.enableAudio(audio);
   session.setWindowCommands([&display](const Command& c) { return display.applyWindowCommand(c); });
   WindowLoop w{display, session, {}, {}, {}, {}, 0, false};
   const SourceInfo& info = session.sourceInfo();
@@ -123,6 +134,7 @@ int runInteractive(const Options& o, Display& display, const SignalWatcher& sign
   w.hud.inputFps = info.fps;
   w.hud.durationS = double(info.durationUs) * 1e-6;
   w.hud.queueCapacity = session.queue().capacity();
+  if (!session.audio() && !stats.audio.empty()) w.hud.audio = stats.audio;  // why there is no sound
   session.start();
 
   int64_t lastRenderUs = nowUs();

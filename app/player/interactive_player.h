@@ -7,6 +7,7 @@
 
 #include "app/input/signals.h"
 #include "app/options.h"
+#include "app/player/audio_output.h"
 #include "app/player/display.h"
 #include "app/player/stats.h"
 
@@ -14,7 +15,9 @@ namespace vp {
 
 // Runs until quit (key, window close, control channel), a signal or the end of the
 // input. Returns the exit code; screenshots go to options.screenshotDir, their paths
-// logged and shown in the HUD status line.
-int runInteractive(const Options& options, Display& display, const SignalWatcher& signals, RunStats& stats);
+// logged and shown in the HUD status line. With `audio`, the input's sound plays on the
+// devices it opens and its clock times the video (none: silent, the video clock).
+int runInteractive(const Options& options, Display& display, const SignalWatcher& signals, RunStats& stats,
+                   const AudioOutputFactory& audio = {});
 
 }  // namespace vp

@@ -1,5 +1,6 @@
 #include "app/player/session.h"
 
+#include "app/player/audio_playback.h"
 #include "app/input/control_channel.h"
 #include "app/input/signals.h"
 #include "app/options.h"
@@ -21,6 +22,10 @@ namespace {
 // this bounds how late it notices a signal.
 constexpr std::chrono::milliseconds kPausedWait{50};
 
+// With the audio clock as master, a decoded frame this far behind it is skipped before
+// processing (ffplay's early frame drop): it could only be dropped after it.
+constexpr int64_t kSkipLateUs = 100'000;
+
 std::string seconds(int64_t us) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3f s", double(us) * 1e-6);
@@ -33,7 +38,10 @@ Session::Session(const Options& o, const SignalWatcher& signals, RunStats& stats
     : options_(o), signals_(signals), stats_(stats), role_(role), pacer_(o.sync && role == Role::Window) {
   control_ = openControlChannel(o.control);
   processor_ = makeProcessor(o.backend, o.streams);
-  const SourceOptions sourceOptions = sourceOptionsFrom(o);
+  SourceOptions sourceOptions = sourceOptionsFrom(o);
+  const bool fileAudio = !o.output.empty() && role == Role::Headless && !o.noAudio && o.audioCodec != "none";
+  sourceOptions.audio = fileAudio || (role == Role::Window && !o.noAudio && o.sync);
+  sourceOptions.audioTrack = o.audioTrack;
   // Live in the window: the newest frame wins (shallow, drop-oldest queue), no pacing.
   const bool shallow = sourceOptions.live && role == Role::Window;
   if (shallow) pacer_ = FramePacer(false);
@@ -56,7 +64,13 @@ Session::Session(const Options& o, const SignalWatcher& signals, RunStats& stats
       eo.path = o.output;
       eo.codec = o.codec;
       eo.overwrite = o.overwrite;
+      eo.audio.track = source_->audioTrack();
+      eo.audio.codec = o.audioCodec;
+      if (!eo.audio.track)
+        spdlog::info("audio: none{}", o.noAudio || o.audioCodec == "none" ? " (--no-audio / --audio-codec none)"
+                                                                         : " in the input");
       file_ = std::make_unique<FileOutput>(eo, info_.fps);
+      if (file_->audioSink()) source_->setAudioSink(file_->audioSink());
     } else {
       spdlog::warn("-o {}: files are written only with --headless; not in the window", o.output);
     }
@@ -67,10 +81,36 @@ Session::~Session() {
   if (source_) source_->stop();
 }
 
+void Session::enableAudio(const AudioOutputFactory& open) {
+  const AudioTrackInfo track = source_->audioTrack();
+  if (role_ != Role::Window || !track || !open) return;  // no factory: a test or benchmark display
+  try {
+    audio_ = std::make_unique<AudioPlayback>(track, open, options_.volume, int64_t(options_.audioDelay * 1e6));
+  } catch (const std::exception& e) {
+    spdlog::warn("no sound: {}; the video plays on", e.what());
+    stats_.audio = "none (" + std::string(e.what()) + ")";
+    return;
+  }
+  source_->setAudioSink(&audio_->sink());
+  const int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch()).count();
+  pacer_.setMaster(&audio_->clock(now));  // the audio clock times the video from now on
+  feeder_->setLateCheck([this](int64_t ptsUs) {
+    const int64_t nowUs = std::chrono::duration_cast<std::chrono::microseconds>(
+                              std::chrono::steady_clock::now().time_since_epoch()).count();
+    const Clock& clock = audio_->clock(nowUs);
+    const std::optional<int64_t> t = clock.at(nowUs);
+    return !paused_ && t && clock.serial() == serial_ && ptsUs < *t - kSkipLateUs;
+  });
+  stats_.audio = audio_->description();
+  spdlog::info("audio: {}", stats_.audio);
+}
+
 void Session::start() {
   started_ = std::chrono::steady_clock::now();
   cpuStarted_ = processCpuSeconds();
   source_->start(*queue_);
+  if (audio_) audio_->start();
 }
 
 bool Session::interrupted() const { return signals_.stopRequested(); }
@@ -108,14 +148,39 @@ void Session::apply(const Command& c, Origin origin) {
       break;
     case Verb::Seek: seekTo(c.change == Change::Add ? positionUs_ + c.seekUs : c.seekUs, c, origin); break;
     case Verb::Screenshot: screenshot(c.path, origin); break;
+    case Verb::Volume:
+    case Verb::Mute:
+    case Verb::AudioDelay: applyAudio(c, origin); break;
     case Verb::Quit: quit_ = true; break;
     default: break;
   }
 }
 
+void Session::applyAudio(const Command& c, Origin origin) {
+  if (!audio_) {
+    notify("'" + c.text + "': no sound is playing; ignored", origin, true);
+    return;
+  }
+  char text[64];
+  if (c.verb == Verb::Volume) {
+    audio_->setVolume(std::clamp(c.change == Change::Add ? audio_->volume() + c.value : c.value, 0, kMaxVolume));
+    std::snprintf(text, sizeof text, "volume %d %%%s", audio_->volume(), audio_->muted() ? " (muted)" : "");
+  } else if (c.verb == Verb::Mute) {
+    audio_->setMuted(c.change == Change::Toggle ? !audio_->muted() : c.value != 0);
+    std::snprintf(text, sizeof text, "%s", audio_->muted() ? "muted" : "sound on");
+  } else {
+    audio_->setDelayUs(c.change == Change::Add ? audio_->delayUs() + c.seekUs : c.seekUs);
+    std::snprintf(text, sizeof text, "audio delay %.3f s", double(audio_->delayUs()) * 1e-6);
+  }
+  notify(text, origin);
+}
+
 void Session::setPaused(bool paused, Origin origin) {
   if (role_ == Role::Window && paused == paused_) return;
   paused_ = paused;
+  if (audio_)
+    audio_->setPaused(paused, std::chrono::duration_cast<std::chrono::microseconds>(
+                                  std::chrono::steady_clock::now().time_since_epoch()).count());
   pacer_.reanchor();  // resumed: the next frame shown restarts the clock
   notify(paused ? "paused" : "playing", origin);
 }
@@ -128,6 +193,7 @@ void Session::seekTo(int64_t targetUs, const Command& c, Origin origin) {
     return;
   }
   ++serial_;
+  if (audio_) audio_->seek(source_->serial(), target);
   if (role_ == Role::Window) discard_ = processor_->inFlight();
   positionUs_ = target;
   notify("seek to " + seconds(target), origin);
@@ -193,9 +259,25 @@ PaceDecision Session::pace(const OutputFrame& out, int64_t nowUs) {
   if (paused_ && steps_ == 0) return PaceDecision::Wait;
   // Dropping a late frame only helps when a newer one is already there to show.
   const bool isLast = processor_->finished() < 2;
+  if (audio_) audio_->clock(nowUs);  // the master reads the latest callback
   const PaceDecision d = pacer_.decide(out.ptsUs, serial_, nowUs, isLast);
   if (d == PaceDecision::Drop) ++stats_.droppedLate;
+  if (d == PaceDecision::Present && audio_) {
+    audio_->videoStarted();
+    measureAvDiff(out, nowUs);
+  }
   return d;
+}
+
+// A-V difference of a frame shown: its timestamp minus the audio clock (positive: the
+// picture is ahead of the sound), while the clock reads this seek generation.
+void Session::measureAvDiff(const OutputFrame& out, int64_t nowUs) {
+  const Clock& clock = audio_->clock(nowUs);
+  const std::optional<int64_t> t = clock.at(nowUs);
+  if (!t || clock.serial() != serial_ || paused_) return;
+  avDiffUs_ = out.ptsUs - *t;
+  stats_.avDiffMs.add(double(std::llabs(avDiffUs_)) * 1e-3);
+  spdlog::trace("a-v {:+.1f} ms at {:.3f} s", double(avDiffUs_) * 1e-3, double(out.ptsUs) * 1e-6);
 }
 
 void Session::consume(const OutputFrame& out) {
@@ -226,11 +308,14 @@ void Session::waitForWork() {
 
 int Session::finish(int exitCode) {
   source_->stop();
-  if (file_) file_->finish();
+  // Stopped early (--frames, Ctrl-C, quit): the file's audio ends with its last frame.
+  const bool cut = quit_ || interrupted() || (options_.frames > 0 && feeder_->framesIn() >= options_.frames);
+  if (file_) file_->finish(cut);
   stats_.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   stats_.framesIn = feeder_->framesIn();
   stats_.finalParams = params_;  // in force at the end, even if no frame used them yet
   stats_.droppedQueue = queue_->dropped();
+  stats_.droppedLate += feeder_->skipped();
   if (control_) {
     stats_.controlCommands = control_->accepted();
     stats_.controlRejected = control_->rejected();
@@ -240,6 +325,10 @@ int Session::finish(int exitCode) {
   const SourceInfo last = source_->info();
   stats_.decodePath = last.decodePath, stats_.surfaceFormat = last.surfaceFormat;
   stats_.colorMatrix = last.colorMatrix, stats_.hdr = last.hdr;
+  if (audio_) {
+    stats_.audioUnderruns = audio_->underruns();
+    stats_.audioDamaged = audio_->damaged();
+  }
   const std::string fatal = source_->fatalError();
   if (!fatal.empty()) {
     std::fprintf(stderr, "vidproc: %s\n", fatal.c_str());

@@ -21,6 +21,7 @@
 // seek, and takes a screenshot from the frame shown.
 #pragma once
 
+#include "app/player/audio_output.h"
 #include "app/player/clock.h"
 #include "app/input/commands.h"
 #include "app/player/feeder.h"
@@ -39,6 +40,7 @@ struct Options;
 struct RunStats;
 class ControlChannel;
 class SignalWatcher;
+class AudioPlayback;
 
 class Session {
  public:
@@ -52,7 +54,11 @@ class Session {
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
-  void start();  // starts the decode thread
+  // Window: plays the input's audio track on a device from `open`, and makes its clock
+  // the master. Without a track nothing happens; when the device or decoder cannot open,
+  // the video plays and one notice says why there is no sound. Before start().
+  void enableAudio(const AudioOutputFactory& open);
+  void start();  // starts the decode thread (and the audio)
 
   // ---- commands, applied between frames
   void takeControlCommands();
@@ -96,6 +102,9 @@ class Session {
   const std::string& status() const { return status_; }
   uint32_t statusSerial() const { return statusSerial_; }
   RunStats& stats() { return stats_; }
+  // Window playback's sound, null without one (HUD).
+  const AudioPlayback* audio() const { return audio_.get(); }
+  int64_t avDiffUs() const { return avDiffUs_; }  // latest frame shown minus the audio clock
 
  private:
   void notify(const std::string& text, Origin origin, bool warning = false);
@@ -103,6 +112,8 @@ class Session {
   void seekTo(int64_t targetUs, const Command& command, Origin origin);
   void screenshot(const std::string& path, Origin origin);
   void savePendingScreenshots(const OutputFrame& frame);
+  void applyAudio(const Command& command, Origin origin);
+  void measureAvDiff(const OutputFrame& frame, int64_t nowUs);
 
   const Options& options_;
   const SignalWatcher& signals_;
@@ -118,6 +129,7 @@ class Session {
   FramePacer pacer_;                        // the master clock and presentation timing
   std::unique_ptr<Processor> processor_;
   std::unique_ptr<FrameQueue> queue_;
+  std::unique_ptr<AudioPlayback> audio_;  // window sound; outlives the source, which feeds it
   std::unique_ptr<Source> source_;
   SourceInfo info_;
   std::unique_ptr<Feeder> feeder_;
@@ -135,6 +147,7 @@ class Session {
   int shownWidth_ = 0, shownHeight_ = 0;
   std::string status_;
   uint32_t statusSerial_ = 0;
+  int64_t avDiffUs_ = 0;
   std::chrono::steady_clock::time_point started_;  // start(): the run's wall time counts from here
   double cpuStarted_ = 0;  // processCpuSeconds() at start(): the run's CPU time counts from here
 };

@@ -78,6 +78,15 @@ std::string formatSummary(const RunStats& s) {
                   (long long)s.controlRejected);
     out += line;
   }
+  if (!s.audio.empty()) {
+    out += "audio      " + s.audio + "\n";
+    if (s.avDiffMs.count()) {
+      std::snprintf(line, sizeof line, "a-v        mean %.1f ms, max %.1f ms over %lld frames; %lld underruns\n",
+                    s.avDiffMs.meanMs(), s.avDiffMs.maxMs(), (long long)s.avDiffMs.count(),
+                    (long long)s.audioUnderruns);
+      out += line;
+    }
+  }
   if (s.kmeansIterations.count())
     out += "k-means    " + std::to_string(s.kmeansIterations.count()) + " frames, mean iterations " +
            std::to_string(s.kmeansIterations.meanMs()).substr(0, 5) + "\n";
@@ -111,6 +120,13 @@ std::string statsJson(const RunStats& s) {
                 {"depth_max", s.queueDepth.maxMs()},
                 {"depth_last", s.queueDepth.lastMs()}};
   j["control"] = {{"commands", s.controlCommands}, {"rejected", s.controlRejected}};
+  if (!s.audio.empty())
+    j["audio"] = {{"stream", s.audio},
+                  {"av_diff_frames", s.avDiffMs.count()},
+                  {"av_diff_mean_ms", s.avDiffMs.count() ? s.avDiffMs.meanMs() : 0.0},
+                  {"av_diff_max_ms", s.avDiffMs.count() ? s.avDiffMs.maxMs() : 0.0},
+                  {"underruns", s.audioUnderruns},
+                  {"damaged_packets", s.audioDamaged}};
   j["fps"] = s.fps();
   j["cpu"] = {{"seconds", s.cpuSeconds}, {"ms_per_frame", s.cpuMsPerFrame()}};
   j["decode"] = {{"path", s.decodePath}, {"surface", s.surfaceFormat}, {"matrix", s.colorMatrix}, {"hdr", s.hdr}};

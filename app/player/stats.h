@@ -49,6 +49,10 @@ struct RunStats {
   int64_t controlCommands = 0;  // --control: commands received
   int64_t controlRejected = 0;  // --control: bad lines ignored
   std::string backend, device, input;
+  std::string audio;            // window sound: "aac 48000 Hz stereo -> pulseaudio 48000 Hz 2 ch", or why none
+  TimeStats avDiffMs;           // |frame shown - audio clock| per frame shown, ms (window with sound)
+  int64_t audioUnderruns = 0;   // device callbacks that ran dry while playing
+  int64_t audioDamaged = 0;     // audio packets that failed to decode (skipped)
   ProcessParams finalParams;
   double cpuSeconds = 0;        // process user + system CPU time over the run (getrusage), seconds
   // From the source at the end (SourceInfo): "nvdec" / "software", the layout the

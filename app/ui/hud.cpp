@@ -108,6 +108,11 @@ void Hud::drawOverlay(const HudData& d, const KeyMap& keys, bool showStatus) {
   } else {
     ImGui::Text("%s  live%s", position.c_str(), d.paused ? "   [paused]" : "");
   }
+  if (!d.audio.empty()) {
+    ImGui::Text("audio %s", d.audio.c_str());
+    ImGui::Text("A-V %+.1f ms (max %.1f)  volume %d%%%s  underruns %llu", d.avDiffMs, d.avDiffMaxMs, d.volume,
+                d.muted ? " muted" : "", (unsigned long long)d.audioUnderruns);
+  }
   if (showStatus) ImGui::TextColored(kStatusColor, "%s", d.status.c_str());
   const std::string hint = keys.describe("help") + ": keys   " + keys.describe("hud") + ": hide";  // UI-only path
   ImGui::TextColored(kDim, "%s", hint.c_str());

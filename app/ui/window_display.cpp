@@ -2,6 +2,7 @@
 
 #include "app/player/interactive_player.h"
 #include "app/player/source_setup.h"
+#include "app/ui/sdl_audio.h"
 #include "app/ui/window.h"
 
 #include <spdlog/spdlog.h>
@@ -51,7 +52,7 @@ int runWindowPlayer(const Options& o, const SignalWatcher& signals, RunStats& st
   } catch (const std::runtime_error& e) {
     throw WindowUnavailable(e.what());
   }
-  return runInteractive(o, *display, signals, stats);
+  return runInteractive(o, *display, signals, stats, openSdlAudio);
 }
 
 }  // namespace vp

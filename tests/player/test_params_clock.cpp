@@ -118,12 +118,17 @@ TEST(Pacing, AnotherMasterTimesTheFrames) {
   FramePacer c(true, 50'000);
   c.setMaster(&audio);
   EXPECT_EQ(c.decide(0, 0, 0, false), PaceDecision::Present);  // no audio time yet: shown
-  EXPECT_FALSE(c.videoClock().at(0));
+  EXPECT_TRUE(c.videoClock().at(0));  // and the video clock times frames until audio plays
+  EXPECT_EQ(c.decide(40'000, 0, 10'000, false), PaceDecision::Wait);
   audio.set(1'000'000, 0, 0);
   EXPECT_EQ(c.decide(1'040'000, 0, 10'000, false), PaceDecision::Wait);
   EXPECT_EQ(c.decide(1'040'000, 0, 40'000, false), PaceDecision::Present);
   EXPECT_EQ(c.decide(1'080'000, 0, 200'000, false), PaceDecision::Drop);  // 120 ms behind the audio
   EXPECT_EQ(*audio.at(0), 1'000'000);  // untouched
+  // After a seek (serial 1) the audio clock still reads serial 0: the video clock re-anchors.
+  EXPECT_EQ(c.decide(5'000'000, 1, 300'000, false), PaceDecision::Present);
+  EXPECT_EQ(c.decide(5'040'000, 1, 310'000, false), PaceDecision::Wait);
+  EXPECT_EQ(c.decide(5'040'000, 1, 341'000, false), PaceDecision::Present);
 }
 
 }  // namespace

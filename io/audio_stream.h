@@ -1,0 +1,96 @@
+// Audio beside the video: the track picked from an input, its demuxed packets in session
+// time, and the hook through which a Source hands them out (AudioPacketSink).
+//
+// Session time: the video's clock. A packet's times, rescaled to microseconds, plus its
+// offsetUs are on the same axis as the video frames' ptsUs (one common origin: the video
+// stream's first timestamp; plus the loop offset of the pass it was read in). Audio that
+// starts before the video therefore has negative times; nothing is trimmed here.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+
+struct AVPacket;
+struct AVCodecParameters;
+struct AVFormatContext;
+
+namespace vp {
+
+struct AvPacketFree {
+  void operator()(AVPacket* p) const;
+};
+struct AvCodecParametersFree {
+  void operator()(AVCodecParameters* p) const;
+};
+
+// The audio stream chosen from an input (index < 0: none).
+struct AudioTrackInfo {
+  int index = -1;             // stream index in the input
+  int number = 0;             // among the input's audio streams, from 0 (--audio-track)
+  std::string codec;          // "aac"
+  int sampleRate = 0;
+  int channels = 0;
+  std::string layout;         // "stereo", "5.1"
+  int timeBaseNum = 1, timeBaseDen = 1;  // the stream's time base
+  std::shared_ptr<const AVCodecParameters> params;  // a copy owned here (never null when index >= 0)
+
+  explicit operator bool() const { return index >= 0; }
+  std::string describe() const;  // "aac 44100 Hz stereo"
+};
+
+// One demuxed audio packet, as read (payload and timestamps untouched).
+struct AudioPacket {
+  std::unique_ptr<AVPacket, AvPacketFree> packet;  // times in the track's time base
+  int64_t offsetUs = 0;  // added to the packet's times in microseconds gives session time
+  uint32_t serial = 0;   // the source's seek serial when it was read
+};
+
+// Receives the audio packets of the selected track from the demux thread. Must not block
+// for long: the demuxer also feeds the video.
+class AudioPacketSink {
+ public:
+  virtual ~AudioPacketSink() = default;
+  virtual void audioPacket(AudioPacket&& packet) = 0;
+};
+
+// A thread-safe FIFO of audio packets between the demux thread and one consumer (the
+// muxer of an output file, or the audio decode thread). Unbounded: the demuxer is paced
+// by the video queue, so audio runs ahead of the video by at most the file's interleaving
+// plus the video pipeline's depth; the consumer decides what to take and when.
+class AudioPacketQueue final : public AudioPacketSink {
+ public:
+  void audioPacket(AudioPacket&& packet) override;
+  // The oldest packet if its session time (pts, else dts) is before `untilUs`; false
+  // when empty or when the oldest is later.
+  bool popBefore(int64_t untilUs, AudioPacket& out);
+  // The oldest packet, waiting up to `waitUs` (0: no wait); false if none or aborted.
+  bool pop(AudioPacket& out, int64_t waitUs = 0);
+  void flush();   // drops everything queued
+  void abort();   // wakes a waiting pop for good
+  size_t size() const;
+  int64_t durationUs() const;  // sum of the queued packets' durations
+
+ private:
+  mutable std::mutex mutex_;  // guards everything below
+  std::condition_variable cond_;
+  std::deque<AudioPacket> packets_;
+  int64_t durationUs_ = 0;
+  bool aborted_ = false;
+};
+
+// Session time (microseconds) of a packet's pts (dts when it has none; INT64_MIN when it
+// has neither). The source sets AVPacket::time_base to the track's.
+int64_t audioPacketTimeUs(const AudioPacket& packet);
+int64_t audioPacketDurationUs(const AudioPacket& packet);
+
+// Picks the audio stream of an input: `track` < 0 the best one related to `videoStream`
+// (av_find_best_stream), else the track-th audio stream (from 0). Returns an empty info
+// when the input has none or no decoder for it is built in (logged); throws
+// std::invalid_argument naming the tracks when `track` does not exist.
+AudioTrackInfo selectAudioTrack(AVFormatContext* fmt, int videoStream, int track, const std::string& url);
+
+}  // namespace vp

@@ -1,0 +1,38 @@
+// Clips with a short beep exactly at each white flash, and the measurements that check a
+// file keeps them together: flash and beep onsets, per-packet hashes, stream ends. All
+// through the ffmpeg / ffprobe programs (support/ffmpeg_cli.h), an outside reference.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace vp::test {
+
+// 25 fps, 160x120, black with a 2-frame white flash at 0.4, 1.4, 2.4, 3.4 s; a 50 ms
+// 1 kHz beep (48 kHz mono) starting at each flash. `container`: "mp4" (H.264 + AAC),
+// "mkv" (H.264 + PCM), "avi" (MPEG-4 + MP3) or "early.mkv" (H.264 + AAC; the audio
+// starts 0.6 s before the video, with an extra beep in that lead). Written to `path`.
+void makeFlashBeepClip(const std::string& container, const std::string& path, double seconds = 4);
+
+constexpr double kClipFps = 25;
+
+// Presentation times (s) where a flash starts (mean luma crosses 100) / a beep starts
+// (the 1 ms peak level crosses -20 dBFS), edit lists and priming applied as players do.
+std::vector<double> flashOnsets(const std::string& path);
+std::vector<double> beepOnsets(const std::string& path);
+
+// The largest |flash - nearest beep| over the flashes (seconds); +inf without beeps.
+double worstFlashBeepGap(const std::vector<double>& flashes, const std::vector<double>& beeps);
+
+// MD5 of each packet of the first audio stream, in order.
+std::vector<std::string> audioPacketHashes(const std::string& path);
+
+struct StreamEnds {
+  double videoEnd = 0;  // last video pts + one frame at kClipFps
+  double audioEnd = 0;  // last audio pts + its duration
+  int audioStreams = 0;
+  std::string audioCodec;
+};
+StreamEnds streamEnds(const std::string& path);
+
+}  // namespace vp::test

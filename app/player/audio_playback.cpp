@@ -83,6 +83,7 @@ void AudioPlayback::setPaused(bool paused, int64_t nowUs) {
 }
 
 void AudioPlayback::seek(uint32_t serial, int64_t targetUs) {
+  gate_ = true;  // silent until the first frame after the seek is shown
   decoder_->seek(serial, targetUs);
   playing_ = false;
   clock_.invalidate();

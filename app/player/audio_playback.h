@@ -33,8 +33,9 @@ class AudioPlayback final : public AudioRenderer {
   // The audio clock, brought up to the latest callback.
   const Clock& clock(int64_t nowUs);
   void setPaused(bool paused, int64_t nowUs);
-  // The first frame is on screen: the sound may start (until then the device plays
-  // silence, so a slow pipeline start does not leave the picture behind the sound).
+  // The first frame (after the start or a seek) is on screen: the sound may start. Until
+  // then the device plays silence, so the pipeline's start-up does not leave the picture
+  // behind the sound.
   void videoStarted() { gate_ = false; }
   void seek(uint32_t serial, int64_t targetUs);
   void setVolume(int percent) { volume_ = percent; }

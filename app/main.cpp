@@ -8,8 +8,8 @@
 #include "app/input/signals.h"
 #include "app/player/stats.h"
 #include "app/player/benchmark_modes.h"
-#include "gpu/cuda_devices.h"
-#include "gpu/device_info.h"
+#include "gpu/cuda/cuda_devices.h"
+#include "gpu/cuda/device_info.h"
 #include "io/input_devices.h"
 #include "io/source.h"
 

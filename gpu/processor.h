@@ -10,10 +10,10 @@
 //   release()                        -> done with `out`; its slot becomes free
 #pragma once
 
-#include "gpu/box_blur.h"
-#include "gpu/kmeans.h"
+#include "gpu/blur/box_blur.h"
 #include "gpu/color/pixel_format.h"
-#include "gpu/device_surface.h"
+#include "gpu/color/device_surface.h"
+#include "gpu/kmeans/kmeans.h"
 
 #include <vector_types.h>
 

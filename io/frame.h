@@ -3,8 +3,8 @@
 #pragma once
 
 #include "gpu/color/pixel_format.h"
-#include "gpu/cuda_resources.h"
-#include "gpu/device_surface.h"
+#include "gpu/cuda/cuda_resources.h"
+#include "gpu/color/device_surface.h"
 
 #include <cstddef>
 #include <cstdint>

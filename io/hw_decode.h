@@ -20,7 +20,7 @@
 #pragma once
 
 #include "gpu/color/pixel_format.h"
-#include "gpu/cuda_devices.h"
+#include "gpu/cuda/cuda_devices.h"
 #include "io/av_util.h"
 
 #include <atomic>

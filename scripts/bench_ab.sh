@@ -7,14 +7,14 @@
 # or ".gpu/run base/vp_bench" (another commit's, added by scripts/gpu_bundle_base.sh).
 # Environment (defaults in brackets):
 #   VP_AB_REPS     rounds [2]
-#   VP_AB_FILTER   --benchmark_filter [the K-means rows of the #2 targets]
+#   VP_AB_FILTER   --benchmark_filter [the kernel rows of the README's performance table]
 #   VP_AB_BENCH_ARGS  extra vp_bench arguments [--benchmark_repetitions=5
 #                  --benchmark_report_aggregates_only=true]
 # Prints one line per build, round and benchmark: NAME round BENCHMARK median.
 set -uo pipefail
 (($#)) || { sed -n 2,13p "$0"; exit 2; }
 reps=${VP_AB_REPS:-2}
-filter=${VP_AB_FILTER:-'BM_KmeansGpu/w:(1920|3840)/h:(1080|2160)/k:8/it:20/bps:0/full:0/init:0/tree:1/thr:0/|BM_KmeansWarm/.*/thr:768/counted:1/cand:1/cache:-1'}
+filter=${VP_AB_FILTER:-'BM_KmeansGpu/w:(1920|3840)/h:(1080|2160)/k:8/it:20/init:0/|BM_KmeansWarm/|BM_BoxBlurGpu/w:(1920|3840)/h:(1080|2160)/r:[0-9]+/border:1/passes:1/|BM_ConvertToRgbaGpu/fmt:0/w:1920/'}
 bench_args=${VP_AB_BENCH_ARGS:-"--benchmark_repetitions=5 --benchmark_report_aggregates_only=true"}
 names=() cmds=()
 for v in "$@"; do

@@ -13,6 +13,8 @@
 #   VP_BACKEND   auto | cuda | cpu (default: auto)
 #   VP_SOAK_OUT  folder for the log, samples.csv and stats.json (default: a new temp folder)
 #   VP_SOAK_CLIP clip size and frames, "W H FRAMES" (default: "1280 720 150")
+#   VP_SOAK_SEED seed of the random parameter changes (default random; printed first, and
+#                again on failure: the same seed sends the same commands)
 #   VP_SOAK_RSS_SLACK_KB  allowed RSS growth from the warm-up sample to the end (default 32768;
 #                with ASAN_OPTIONS set 327680: the sanitizer's quarantine)
 # Needs only bash, coreutils and procps (no python): it runs on the GPU machine too.
@@ -34,8 +36,11 @@ warmup_s=10  # allocations settle after the first frames of each mode (short run
 # shellcheck disable=SC2206
 run=(${VP_RUN:-})
 mkdir -p "$out"
+seed=${VP_SOAK_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+RANDOM=$seed  # read only in this shell (bash reseeds $RANDOM in subshells)
+echo "soak: seed $seed (VP_SOAK_SEED=$seed repeats the commands)"
 log=$out/vidproc.log csv=$out/samples.csv stats=$out/stats.json fifo=$out/control.fifo
-fail() { echo "FAIL: $*"; echo "--- last lines of $log:"; tail -n 20 "$log" 2>/dev/null; exit 1; }
+fail() { echo "FAIL: $* (seed $seed)"; echo "--- last lines of $log:"; tail -n 20 "$log" 2>/dev/null; exit 1; }
 
 clip=$out/soak.mp4
 "${run[@]}" "$build/tests/vp_make_clip" "$clip" "$cw" "$ch" "$cframes" >/dev/null || fail "vp_make_clip failed"
@@ -62,13 +67,14 @@ gpu_mib() {  # this process's GPU memory in MiB; empty without nvidia-smi
 }
 rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$pid/status" 2>/dev/null; }
 
-random_command() {
+modes=(kmeans blur none) borders=(zero replicate reflect wrap)
+random_command() {  # called without a subshell, so $RANDOM follows the seed
   case $((RANDOM % 8)) in
-    0) echo "mode $(shuf -n1 -e kmeans blur none)" ;;
+    0) echo "mode ${modes[RANDOM % 3]}" ;;
     1 | 2) echo "k $((2 + RANDOM % 31))" ;;
     3 | 4) echo "radius $((RANDOM % 101))" ;;
     5) echo "passes $((1 + RANDOM % 3))" ;;
-    6) echo "border $(shuf -n1 -e zero replicate reflect wrap)" ;;
+    6) echo "border ${borders[RANDOM % 4]}" ;;
     7) echo "iterations $((1 + RANDOM % 30))" ;;
   esac
 }

@@ -1,13 +1,14 @@
 // Box blur: the CPU twin against a plain O(r^2) window mean, the GPU against the twin
 // (exact equality, no tolerance), and the argument checks of both backends.
-#include "gpu/box_blur.h"
-#include "gpu/box_blur_math.h"
+#include "gpu/blur/box_blur.h"
+#include "gpu/blur/box_blur_math.h"
 #include "support/gpu_test.h"
 #include "support/images.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -16,12 +17,14 @@
 namespace vp {
 namespace {
 
-constexpr BorderMode kModes[] = {BorderMode::Zero, BorderMode::Replicate, BorderMode::Reflect, BorderMode::Wrap};
+constexpr BorderMode kModes[] = {BorderMode::Zero, BorderMode::Replicate, BorderMode::Reflect,
+                                 BorderMode::Wrap};
 
 std::string describe(int w, int h, bool natural, const BlurParams& p) {
   static const char* names[] = {"zero", "replicate", "reflect", "wrap"};
-  return std::to_string(w) + "x" + std::to_string(h) + (natural ? " natural" : " random") + " r=" +
-         std::to_string(p.radius) + " passes=" + std::to_string(p.passes) + " " + names[int(p.border)];
+  return std::to_string(w) + "x" + std::to_string(h) + (natural ? " natural" : " random") +
+         " r=" + std::to_string(p.radius) + " passes=" + std::to_string(p.passes) + " " +
+         names[int(p.border)];
 }
 
 HostImage makeInput(int w, int h, bool natural, uint64_t seed) {
@@ -31,8 +34,10 @@ HostImage makeInput(int w, int h, bool natural, uint64_t seed) {
 // The border extension written plainly: fold or wrap step by step. -1: a zero sample.
 int extend(int i, int n, BorderMode mode) {
   switch (mode) {
-    case BorderMode::Zero: return (i < 0 || i >= n) ? -1 : i;
-    case BorderMode::Replicate: return std::clamp(i, 0, n - 1);
+    case BorderMode::Zero:
+      return (i < 0 || i >= n) ? -1 : i;
+    case BorderMode::Replicate:
+      return std::clamp(i, 0, n - 1);
     case BorderMode::Wrap:
       while (i < 0) i += n;
       while (i >= n) i -= n;
@@ -131,7 +136,8 @@ TEST(BoxBlurCpu, MatchesNaiveOnLargeImagesSampled) {
           for (int y : ys)
             for (int x : xs) {
               const uchar4 want = naivePixel(in, x, y, r, mode);
-              ASSERT_TRUE(samePixel(out.at(x, y), want)) << describe(w, h, natural, p) << " at " << x << "," << y;
+              ASSERT_TRUE(samePixel(out.at(x, y), want))
+                  << describe(w, h, natural, p) << " at " << x << "," << y;
             }
         }
     }
@@ -178,7 +184,8 @@ TEST(BoxBlurCpu, KeepsAlphaAndConstantImages) {
 TEST(BoxBlurMath, ExtendIndexFoldsLikeTheDefinition) {
   for (BorderMode mode : kModes)
     for (int n = 1; n <= 9; ++n)
-      for (int k = -300; k <= 300; ++k) ASSERT_EQ(blur::extendIndex(k, n, mode), extend(k, n, mode)) << n << " " << k;
+      for (int k = -300; k <= 300; ++k)
+        ASSERT_EQ(blur::extendIndex(k, n, mode), extend(k, n, mode)) << n << " " << k;
 }
 
 TEST(BoxBlurMath, DividerIsExactRoundHalfUp) {
@@ -206,7 +213,7 @@ void expectArgumentChecks(RgbaView a, RgbaView b, Blur&& blur) {
   EXPECT_THROW(run(a, b, BlurParams{3, kMaxBlurPasses + 1}), std::invalid_argument);
   EXPECT_THROW(run(a, b, BlurParams{3, 1, static_cast<BorderMode>(7)}), std::invalid_argument);
   EXPECT_THROW(run(a, a, BlurParams{3, 1}), std::invalid_argument);  // in place
-  RgbaView shifted = a;                                           // overlapping by rows
+  RgbaView shifted = a;                                              // overlapping by rows
   shifted.data = a.row(1);
   shifted.height = a.height - 1;
   RgbaView top = a;
@@ -232,13 +239,20 @@ TEST(BoxBlurArgs, CpuRejectsBadArguments) {
   EXPECT_THROW(BoxBlurCpuScratch(5, kMaxBlurDimension + 1), std::invalid_argument);
 }
 
-// The fused pass with `rows` output rows per block (0: automatic).
-detail::BoxBlurTuning fusedVariant(int rows = 0, bool pdl = true) {
-  detail::BoxBlurTuning t;
-  t.fused = true;
-  t.fusedRows = rows;
-  t.pdl = pdl;
-  return t;
+constexpr BlurPass kPasses[] = {BlurPass::Fused, BlurPass::Slide, BlurPass::SlideWide,
+                                BlurPass::WholeColumns};
+const char* passName(BlurPass pass) {
+  switch (pass) {
+    case BlurPass::Fused:
+      return "fused";
+    case BlurPass::Slide:
+      return "slide";
+    case BlurPass::SlideWide:
+      return "slide-wide";
+    case BlurPass::WholeColumns:
+      return "columns";
+  }
+  return "?";
 }
 
 TEST(BoxBlurArgs, GpuRejectsBadArguments) {
@@ -249,26 +263,25 @@ TEST(BoxBlurArgs, GpuRejectsBadArguments) {
   expectArgumentChecks(a.view(), b.view(), [&](ConstRgbaView in, RgbaView out, const BlurParams& p) {
     boxBlurGpu(in, out, p, ws, stream);
   });
-  expectArgumentChecks(a.view(), b.view(), [&](ConstRgbaView in, RgbaView out, const BlurParams& p) {
-    detail::boxBlurGpuTuned(in, out, p, ws, fusedVariant(), stream);
-  });
+  for (BlurPass pass : kPasses)
+    expectArgumentChecks(a.view(), b.view(), [&](ConstRgbaView in, RgbaView out, const BlurParams& p) {
+      detail::boxBlurGpuWithPass(in, out, p, pass, ws, stream);
+    });
   EXPECT_THROW(boxBlurGpu(big.view(), big2.view(), BlurParams{}, ws, stream), std::invalid_argument);
-  EXPECT_THROW(detail::boxBlurGpuTuned(a.view(), b.view(), BlurParams{}, ws, fusedVariant(-1), stream),
-               std::invalid_argument);
-  detail::BoxBlurTuning slide;
-  slide.columnVersion = 3;
-  slide.slideFirstBatch = 12;
-  EXPECT_THROW(detail::boxBlurGpuTuned(a.view(), b.view(), BlurParams{}, ws, slide, stream), std::invalid_argument);
   EXPECT_THROW(BoxBlurWorkspace(0, 5), std::invalid_argument);
   EXPECT_THROW(BoxBlurWorkspace(kMaxBlurDimension + 1, 5), std::invalid_argument);
   stream.synchronize();
 }
 
-// GPU output for `p` into a poisoned `out`, downloaded after the stream drains.
+// GPU output for `p` into a poisoned `out`, downloaded after the stream drains; `pass`:
+// that configuration instead of the policy's choice.
 HostImage gpuBlur(const DeviceImage& in, DeviceImage& out, const BlurParams& p, BoxBlurWorkspace& ws,
-                  cudaStream_t stream, const detail::BoxBlurTuning& tuning = {}) {
+                  cudaStream_t stream, std::optional<BlurPass> pass) {
   test::poison(out);
-  detail::boxBlurGpuTuned(in.view(), out.view(), p, ws, tuning, stream);
+  if (pass)
+    detail::boxBlurGpuWithPass(in.view(), out.view(), p, *pass, ws, stream);
+  else
+    boxBlurGpu(in.view(), out.view(), p, ws, stream);
   VP_CUDA_CHECK(cudaStreamSynchronize(stream));
   return test::download(out);
 }
@@ -278,7 +291,7 @@ struct GpuCase {
   std::vector<int> radii;
   std::vector<int> passes;
   std::vector<bool> natural;
-  detail::BoxBlurTuning tuning;
+  std::optional<BlurPass> pass;  // none: the policy's choice
 };
 
 void expectGpuMatchesCpu(const GpuCase& c) {
@@ -295,12 +308,12 @@ void expectGpuMatchesCpu(const GpuCase& c) {
           for (int passes : c.passes) {
             const BlurParams p{r, passes, mode};
             const test::ImageDiff d =
-                test::compare(gpuBlur(din, out, p, ws, stream, c.tuning), cpuBlur(in, p, scratch));
-            ASSERT_EQ(d.differing, 0u) << describe(w, h, natural, p) << " pdl=" << c.tuning.pdl
-                                       << " columns=" << c.tuning.verticalColumns << " fused=" << c.tuning.fused
-                                       << " fusedRows=" << c.tuning.fusedRows << " slide=" << c.tuning.slideRows
-                                       << "/" << c.tuning.slideBatch << "/" << c.tuning.slideFirstBatch << ": "
-                                       << d.first;
+                test::compare(gpuBlur(din, out, p, ws, stream, c.pass), cpuBlur(in, p, scratch));
+            ASSERT_EQ(d.differing, 0u) << describe(w, h, natural, p) << " "
+                                       << (c.pass ? passName(*c.pass)
+                                           : r    ? ws.policy(w, h, r).name
+                                                  : "copy")
+                                       << ": " << d.first;
           }
     }
   }
@@ -317,79 +330,53 @@ TEST(BoxBlurGpu, MatchesCpuOnSmallImages) {
 
 TEST(BoxBlurGpu, MatchesCpuOnLargeImages) {
   VP_REQUIRE_GPU();
-  expectGpuMatchesCpu({{{1921, 1081}, {1920, 1080}}, {0, 1, 2, 7, 15, 100, 128}, {1, 2, 3}, {false, true}, {}});
+  expectGpuMatchesCpu(
+      {{{1921, 1081}, {1920, 1080}}, {0, 1, 2, 7, 15, 50, 100, 128}, {1, 2, 3}, {false, true}, {}});
 }
 
+// 4K: the fused pass up to r = 50, the wide sliding column pass up to 100 (tall frames).
 TEST(BoxBlurGpu, MatchesCpuIn4K) {
   VP_REQUIRE_GPU();
-  expectGpuMatchesCpu({{{3840, 2160}, {3841, 2161}}, {1, 15, 100}, {1, 2}, {true}, {}});
-  expectGpuMatchesCpu({{{3840, 2160}, {3841, 2161}}, {1, 15, 100, 128}, {1, 2}, {true}, fusedVariant()});
+  expectGpuMatchesCpu({{{3840, 2160}, {3841, 2161}}, {1, 15, 50, 51, 100, 128}, {1, 2}, {true}, {}});
 }
 
-detail::BoxBlurTuning variant(int columnVersion, int rowVersion, bool pdl = true) {
-  detail::BoxBlurTuning t;
-  t.columnVersion = columnVersion;
-  t.rowVersion = rowVersion;
-  t.pdl = pdl;
-  return t;
-}
-
-TEST(BoxBlurGpu, EveryLaunchVariantMatchesCpu) {
+// Every shipped pass configuration at odd sizes, whatever the policy would pick there:
+// segment and tile edges everywhere, radii larger than the image, each row pass by width
+// (8 warps up to 2048 pixels, 32 warps up to 4096, the chunked scan beyond).
+TEST(BoxBlurGpu, EveryShippedPassMatchesCpu) {
   VP_REQUIRE_GPU();
-  const std::vector<std::pair<int, int>> sizes = {{1, 1}, {37, 23}, {1921, 1081}};
-  for (bool pdl : {true, false})
-    for (int columns : {1, 2, 4, 8}) {
-      detail::BoxBlurTuning t = variant(1, 1, pdl);
-      t.verticalColumns = columns;
-      expectGpuMatchesCpu({sizes, {3, 100}, {1, 3}, {false}, t});
-    }
-  for (int bandRows : {1, 7, 64, 300}) {  // band edges everywhere; bands taller than the image
-    detail::BoxBlurTuning t = variant(2, 2);
-    t.bandRows = bandRows;
-    expectGpuMatchesCpu({sizes, {3, 100}, {1, 3}, {false}, t});
+  const std::vector<std::pair<int, int>> sizes = {{1, 1},       {2, 3},    {37, 11},   {130, 70},
+                                                  {1921, 1081}, {2100, 9}, {3000, 20}, {4500, 7}};
+  for (BlurPass pass : kPasses) {
+    SCOPED_TRACE(passName(pass));
+    expectGpuMatchesCpu({sizes, {1, 3, 15, 33, 100, 128}, {1, 3}, {false}, pass});
+    expectGpuMatchesCpu({{{37, 23}, {1921, 1081}}, {2, 50}, {2}, {true}, pass});
   }
-  for (int slideRows : {1, 7, 64, 300}) {  // segment edges everywhere; segments taller than the image
-    detail::BoxBlurTuning t = variant(3, 2);
-    t.slideRows = slideRows;
-    expectGpuMatchesCpu({sizes, {3, 100}, {1, 3}, {false}, t});
-  }
-  expectGpuMatchesCpu({{{1, 1}, {2, 3}, {37, 23}, {130, 70}, {1921, 1081}}, {1, 2, 15, 128}, {1, 2}, {false, true},
-                       variant(3, 2)});
-  // Wide first windows: inside the image (plain rows) and across its edges (folded), whole
-  // batches and a guarded rest (2r+1 = 7, 31, 201 against 16 or 32), with either slide batch.
-  for (int firstBatch : {16, 32})
-    for (int slideBatch : {4, 8})
-      for (int slideRows : {1, 7, 64, 300}) {
-        detail::BoxBlurTuning t = variant(3, 2);
-        t.slideRows = slideRows;
-        t.slideBatch = slideBatch;
-        t.slideFirstBatch = firstBatch;
-        expectGpuMatchesCpu({sizes, {3, 15, 100}, {1, 3}, {false}, t});
-      }
-  for (int threads : {256, 512, 1024}) {  // 1, 2 or 4 chunks per warp
-    detail::BoxBlurTuning t = variant(2, 2);
-    t.rowThreads = threads;
-    expectGpuMatchesCpu({{{1, 1}, {37, 23}, {1921, 1081}, {3000, 20}}, {3, 100}, {1, 2}, {false}, t});
-  }
-  for (int threads : {256, 512, 1024}) {  // row version 2's strided output loop (not unrolled)
-    detail::BoxBlurTuning t = variant(3, 2);
-    t.rowThreads = threads;
-    t.rowUnrolled = false;
-    expectGpuMatchesCpu({{{1, 1}, {37, 23}, {1921, 1081}, {3000, 20}}, {1, 3, 100}, {1, 2}, {false}, t});
-  }
-  expectGpuMatchesCpu({sizes, {0, 2, 128}, {1, 2}, {false, true}, variant(1, 2, false)});
-  expectGpuMatchesCpu({sizes, {0, 2, 128}, {1, 2}, {false, true}, variant(2, 1, false)});
-  // Fused pass: segment edges everywhere, segments taller than the image, automatic; widths
-  // of 2 and 3 tiles (1921, 2100 at r = 128), radii larger than the image, odd sizes.
-  const std::vector<std::pair<int, int>> fusedSizes = {{1, 1}, {2, 3}, {37, 11}, {130, 70}, {1921, 1081}, {2100, 9}};
-  for (int rows : {1, 7, 64, 300, 0})
-    expectGpuMatchesCpu({fusedSizes, {0, 1, 3, 15, 100, 128}, {1, 2, 3}, {false}, fusedVariant(rows)});
-  expectGpuMatchesCpu({fusedSizes, {1, 3, 100}, {1, 3}, {true}, fusedVariant(0, false)});
+}
+
+TEST(BoxBlurPolicy, ShippedConfigurations) {
+  VP_REQUIRE_GPU();
+  BoxBlurWorkspace hd(1920, 1080), uhd(3840, 2160);
+  auto name = [](const BoxBlurWorkspace& ws, int r) {
+    return std::string(ws.policy(ws.maxWidth(), ws.maxHeight(), r).name);
+  };
+  // On the H200 (and any device with >= 100 KB of shared memory per block): 1080p frames get
+  // 8-column blocks, 4K frames narrower ones.
+  EXPECT_EQ(name(hd, 1), "fused");
+  EXPECT_EQ(name(hd, 5), "fused");
+  EXPECT_EQ(name(hd, 15), "slide");
+  EXPECT_EQ(name(hd, 50), "columns");
+  EXPECT_EQ(name(uhd, 50), "fused");
+  EXPECT_EQ(name(uhd, 100), "slide-wide");
+  EXPECT_EQ(name(uhd, 128), "columns");
+  EXPECT_EQ(hd.policy(1920, 1080, 15).row, BlurRowPass::Warps8);
+  EXPECT_EQ(uhd.policy(3840, 2160, 100).row, BlurRowPass::Warps32);
+  EXPECT_EQ(uhd.policy(4500, 10, 100).row, BlurRowPass::Chunked);
 }
 
 // Views that start mid-allocation (rows not 256-byte aligned, pitch of the parent),
 // and two blurs queued back to back on one stream sharing a workspace.
-void expectSubViewsAndBackToBackCalls(const detail::BoxBlurTuning& tuning) {
+void expectSubViewsAndBackToBackCalls(BlurPass pass) {
   const int W = 301, H = 203, x0 = 3, y0 = 2, w = 290, h = 190;
   const HostImage full = test::makeNatural(W, H, 41);
   const DeviceImage din = test::upload(full);
@@ -407,8 +394,8 @@ void expectSubViewsAndBackToBackCalls(const detail::BoxBlurTuning& tuning) {
   BoxBlurCpuScratch scratch(w, h);
   Stream stream;
   const BlurParams p1{100, 3, BorderMode::Reflect}, p2{4, 2, BorderMode::Wrap};
-  detail::boxBlurGpuTuned(sub(din), sub(dout), p1, ws, tuning, stream);
-  detail::boxBlurGpuTuned(sub(dout), sub(dout2), p2, ws, tuning, stream);  // reads the first result
+  detail::boxBlurGpuWithPass(sub(din), sub(dout), p1, pass, ws, stream);
+  detail::boxBlurGpuWithPass(sub(dout), sub(dout2), p2, pass, ws, stream);  // reads the first result
   stream.synchronize();
   const HostImage got1 = test::download(dout), got2 = test::download(dout2);
   const HostImage want1 = cpuBlur(in, p1, scratch), want2 = cpuBlur(want1, p2, scratch);
@@ -423,29 +410,21 @@ void expectSubViewsAndBackToBackCalls(const detail::BoxBlurTuning& tuning) {
 
 TEST(BoxBlurGpu, SubViewsAndBackToBackCalls) {
   VP_REQUIRE_GPU();
-  expectSubViewsAndBackToBackCalls({});
-  expectSubViewsAndBackToBackCalls(fusedVariant());
-  expectSubViewsAndBackToBackCalls(fusedVariant(16));
+  for (BlurPass pass : kPasses) {
+    SCOPED_TRACE(passName(pass));
+    expectSubViewsAndBackToBackCalls(pass);
+  }
 }
 
-// Few launches, for compute-sanitizer (memcheck, racecheck, synccheck).
+// Few launches, for compute-sanitizer (memcheck, racecheck, synccheck): every shipped pass
+// and row pass, segment edges inside the image.
 TEST(BoxBlurGpu, SanitizerSubset) {
   VP_REQUIRE_GPU();
   expectGpuMatchesCpu({{{1, 1}, {7, 5}, {37, 23}, {130, 70}}, {1, 7, 100}, {1, 3}, {true}, {}});
-  expectGpuMatchesCpu({{{37, 23}}, {7}, {2}, {false}, variant(1, 1)});
-  detail::BoxBlurTuning t = variant(2, 2);
-  t.bandRows = 5;
-  t.rowThreads = 1024;
-  expectGpuMatchesCpu({{{37, 23}}, {7}, {2}, {false}, t});
-  t = variant(3, 2);
-  t.slideRows = 5;
-  expectGpuMatchesCpu({{{37, 23}}, {7}, {2}, {false}, t});
-  t.slideFirstBatch = 16;  // 23 rows: first windows inside the image and across both edges
-  expectGpuMatchesCpu({{{37, 23}}, {3, 7}, {2}, {false}, t});
-  t.rowUnrolled = false;  // the strided output loop
-  expectGpuMatchesCpu({{{37, 23}}, {3}, {1}, {false}, t});
-  // Fused: two tiles of 550 columns at r = 7, segments of 5 rows (several per image).
-  expectGpuMatchesCpu({{{37, 23}, {1100, 12}}, {7}, {2}, {false}, fusedVariant(5)});
+  for (BlurPass pass : kPasses) {
+    SCOPED_TRACE(passName(pass));
+    expectGpuMatchesCpu({{{37, 23}, {1100, 12}, {2100, 3}, {4200, 2}}, {3, 40}, {2}, {false}, pass});
+  }
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 // outputs, tight and padded layouts, odd sizes), and the 10-bit path against the 8-bit
 // one on 8-bit values shifted up (within one level: the same picture either way).
 #include "gpu/color/color_convert.h"
-#include "gpu/cuda_resources.h"
+#include "gpu/cuda/cuda_resources.h"
 #include "support/gpu_test.h"
 #include "support/images.h"
 

@@ -2,7 +2,7 @@
 // K-means chained across frames) gives the same bytes as the CPU backend, frame by
 // frame, and its streams really overlap.
 #include "gpu/color/color_convert.h"
-#include "gpu/cuda_resources.h"
+#include "gpu/cuda/cuda_resources.h"
 #include "gpu/processor.h"
 #include "support/gpu_test.h"
 #include "support/images.h"

@@ -1,4 +1,4 @@
-#include "gpu/cuda_resources.h"
+#include "gpu/cuda/cuda_resources.h"
 #include "support/gpu_test.h"
 #include "support/images.h"
 

@@ -3,10 +3,12 @@
 // input: see test_e2e_inputs.cpp.
 // The binary is $VP_VIDPROC (a command, e.g. ".gpu/run build/vidproc" on the GPU
 // machine) or the one built beside this test. VP_E2E_BACKEND picks the backend (cpu).
-#include "gpu/box_blur.h"
+#include "gpu/blur/box_blur.h"
 #include "gpu/color/color_convert.h"
-#include "gpu/kmeans.h"
+#include "gpu/kmeans/kmeans.h"
 #include "support/clips.h"
+#include "support/color_reference.h"
+#include "support/ffmpeg_cli.h"
 #include "support/run_program.h"
 
 #include <gtest/gtest.h>
@@ -16,7 +18,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <chrono>
 #include <filesystem>
 #include <thread>
@@ -75,6 +79,25 @@ HostImage rgbaOf(const test::DecodedFrame& f) {
         return ::testing::AssertionFailure() << what << " differs at " << x << "," << y;
     }
   return ::testing::AssertionSuccess();
+}
+
+// rgb24 w x h resampled to dw x dh, bilinear with centres aligned (the reference for the
+// encoder's rescaling of frames whose size changed mid-stream).
+std::vector<uint8_t> scaleBilinear(const std::vector<uint8_t>& src, int w, int h, int dw, int dh) {
+  std::vector<uint8_t> dst(size_t(dw) * dh * 3);
+  for (int y = 0; y < dh; ++y)
+    for (int x = 0; x < dw; ++x) {
+      const double sx = std::clamp((x + 0.5) * w / dw - 0.5, 0.0, w - 1.0);
+      const double sy = std::clamp((y + 0.5) * h / dh - 0.5, 0.0, h - 1.0);
+      const int x0 = int(sx), y0 = int(sy), x1 = std::min(x0 + 1, w - 1), y1 = std::min(y0 + 1, h - 1);
+      const double fx = sx - x0, fy = sy - y0;
+      for (int c = 0; c < 3; ++c) {
+        auto at = [&](int xx, int yy) { return double(src[(size_t(yy) * w + xx) * 3 + c]); };
+        const double v = (1 - fy) * ((1 - fx) * at(x0, y0) + fx * at(x1, y0)) + fy * ((1 - fx) * at(x0, y1) + fx * at(x1, y1));
+        dst[(size_t(y) * dw + x) * 3 + c] = uint8_t(std::lround(v));
+      }
+    }
+  return dst;
 }
 
 struct E2E : ::testing::Test {
@@ -154,6 +177,37 @@ TEST_F(E2E, ResolutionChangeMidStream) {
   test::DecodedClip dst = test::decodeAll(dir.file("o.mkv"), false);
   ASSERT_EQ(dst.frames.size(), 10u);
   EXPECT_EQ(dst.frames.back().info.layout.width, 64);  // the encoder keeps the first size
+
+  // The pixels, against ffmpeg's decode and the double-precision conversion (the clip says
+  // BT.601, full range): unprocessed, each frame before the change within 1 level; each
+  // after it, scaled back to 64x48 by the encoder, near its own picture (bilinear
+  // reference: mean difference < 4 levels) and farther from its neighbours'.
+  if (!test::haveFfmpegCli()) GTEST_SKIP() << "pixel checks need ffmpeg/ffprobe (scripts/setup.sh)";
+  const std::string none = dir.file("none.mkv");
+  r = runVidproc(quote(in) + " --mode none -o " + quote(none) + " --codec ffv1");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const test::RawVideo out = test::ffmpegDecode(none, "rgb24");
+  ASSERT_EQ(out.frames.size(), 10u);
+  ASSERT_EQ(out.width, 64);
+  const test::ref::Colour jpeg{false, true};
+  const test::RawVideo before = test::ffmpegDecode(in, "yuvj420p");  // the first 5 at their size
+  const test::RawVideo after = test::ffmpegDecode(in, "yuvj420p", {"-vf", "select=gte(t\\,0.19),scale=40:30"}, 40, 30);
+  ASSERT_EQ(before.frames.size(), 10u);
+  ASSERT_EQ(after.frames.size(), 5u);
+  for (size_t i = 0; i < 5; ++i) {
+    const test::ref::ByteDiff d = test::ref::diffBytes(out.frames[i], test::ref::yuv420pToRgb24(before.frames[i], 64, 48, jpeg));
+    EXPECT_LE(d.max, 1) << "frame " << i;
+  }
+  std::vector<std::vector<uint8_t>> scaled;
+  for (const auto& f : after.frames) scaled.push_back(scaleBilinear(test::ref::yuv420pToRgb24(f, 40, 30, jpeg), 40, 30, 64, 48));
+  for (size_t i = 0; i < 5; ++i) {
+    const double own = test::ref::diffBytes(out.frames[5 + i], scaled[i]).mean;
+    EXPECT_LT(own, 4.0) << "frame " << 5 + i;
+    for (size_t j = 0; j < 5; ++j)
+      if (j != i) {
+        EXPECT_GT(test::ref::diffBytes(out.frames[5 + i], scaled[j]).mean, own) << "frame " << 5 + i << " vs " << 5 + j;
+      }
+  }
 }
 
 TEST_F(E2E, FramesLimitAndOutputNotOverwrittenWithoutY) {
@@ -196,7 +250,7 @@ TEST_F(E2E, InterruptLeavesAPlayableFile) {
   bool growing = false;
   while (!growing && std::chrono::steady_clock::now() < deadline) {
     ASSERT_EQ(waitpid(pid, &status0, WNOHANG), 0) << "vidproc ended by itself (status " << status0 << ")";
-    const uintmax_t size = std::filesystem::file_size(out, ec);
+    const uintmax_t size = std::filesystem::file_size(out + ".part", ec);  // renamed at the end
     if (!ec && size > 0 && first == 0) first = size;
     growing = !ec && first > 0 && size > first;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

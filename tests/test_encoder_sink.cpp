@@ -2,6 +2,7 @@
 #include "io/encoder_sink.h"
 #include "io/source.h"
 #include "support/clips.h"
+#include "support/color_reference.h"
 #include "support/images.h"
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <cmath>
 #include <filesystem>
 
@@ -45,6 +47,31 @@ double lumaError(const test::DecodedFrame& f, const HostImage& src) {
   return sum / (double(l.width) * l.height);
 }
 
+// Mean |Cb - Cb(BT.709 limited)| and |Cr - ...| of a yuv420p frame, each chroma sample against
+// the mean of its 2x2 source pixels (the conversion is linear: the mean's chroma is the
+// chroma's mean). Swapped or misplaced chroma planes, or another matrix, show here.
+std::array<double, 2> chromaError(const test::DecodedFrame& f, const HostImage& src) {
+  const FrameLayout& l = f.info.layout;
+  std::array<double, 2> sum{0, 0};
+  const int cw = (l.width + 1) / 2, ch = (l.height + 1) / 2;
+  for (int y = 0; y < ch; ++y)
+    for (int x = 0; x < cw; ++x) {
+      double rgb[3] = {0, 0, 0};
+      int n = 0;
+      for (int dy = 0; dy < 2 && 2 * y + dy < l.height; ++dy)
+        for (int dx = 0; dx < 2 && 2 * x + dx < l.width; ++dx, ++n) {
+          const uchar4 p = src.at(2 * x + dx, 2 * y + dy);
+          rgb[0] += p.x, rgb[1] += p.y, rgb[2] += p.z;
+        }
+      const auto want = test::ref::rgbToYuv(rgb[0] / n, rgb[1] / n, rgb[2] / n, {true, false});
+      for (int c = 0; c < 2; ++c) {
+        const PlaneLayout& pl = l.plane[1 + c];
+        sum[size_t(c)] += std::abs(f.data[pl.offset + size_t(y) * pl.pitch + size_t(x)] - want[size_t(1 + c)]);
+      }
+    }
+  return {sum[0] / (double(cw) * ch), sum[1] / (double(cw) * ch)};
+}
+
 TEST(EncoderSink, Mp4RoundTripKeepsCountTimingAndPicture) {
   test::Watchdog dog(60, "mp4 round trip");
   test::TempDir dir;
@@ -68,6 +95,9 @@ TEST(EncoderSink, Mp4RoundTripKeepsCountTimingAndPicture) {
     EXPECT_EQ(f.info.color.matrix, ColorMatrix::Bt709);  // tagged by the encoder
     EXPECT_EQ(f.info.color.range, ColorRange::Limited);
     EXPECT_LT(lumaError(f, test::makeNatural(96, 64, 5, 0.2f * i)), 2.5) << "frame " << i;
+    const std::array<double, 2> chroma = chromaError(f, test::makeNatural(96, 64, 5, 0.2f * i));
+    EXPECT_LT(chroma[0], 2.5) << "Cb, frame " << i;
+    EXPECT_LT(chroma[1], 2.5) << "Cr, frame " << i;
   }
 }
 

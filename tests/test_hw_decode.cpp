@@ -4,8 +4,8 @@
 // seek and a resolution change; fallbacks (a profile NVDEC does not decode, a codec it
 // does not decode, no GPU) behave as documented. GPU tests skip without a device.
 #include "gpu/color/color_convert.h"
-#include "gpu/cuda_resources.h"
-#include "gpu/device_info.h"
+#include "gpu/cuda/cuda_resources.h"
+#include "gpu/cuda/device_info.h"
 #include "io/source.h"
 #include "support/clips.h"
 #include "support/gpu_test.h"

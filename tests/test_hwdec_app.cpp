@@ -3,7 +3,7 @@
 #include "app/player/source_setup.h"
 #include "app/options.h"
 #include "app/player/stats.h"
-#include "gpu/device_info.h"
+#include "gpu/cuda/device_info.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

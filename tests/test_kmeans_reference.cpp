@@ -10,7 +10,7 @@
 // its choice. Every other result must be equal: labels, output bytes, cost, iteration
 // count and the centres bit for bit; shift2 within float rounding of the exact value.
 // The GPU kernel equals the twin bit for bit (test_kmeans.cpp), so this covers it too.
-#include "gpu/kmeans.h"
+#include "gpu/kmeans/kmeans.h"
 #include "support/images.h"
 #include "support/kmeans_reference.h"
 
@@ -37,9 +37,11 @@ struct TwinRun {
   KmeansState state;
 };
 
-// OpenMP threads for the twin's calls inside a scope, restored after it: the guide's and the
-// initial centres' many short calls run on one thread (on a loaded 2-core machine each
-// parallel region can cost milliseconds of spinning); the compared full runs use the default.
+// OpenMP threads for the twin's calls inside a scope, restored after it. This file runs the
+// twin on one thread: its results do not depend on the thread count (integer sums; checked
+// with threads by test_kmeans.cpp), and on a loaded 2-core machine running ctest -j 2 each
+// parallel region of the many short runs here can cost milliseconds of spinning (measured:
+// 259 s for this matrix with threads under ctest -j2, against 4 s alone).
 class OmpThreads {
  public:
   explicit OmpThreads(int n) : saved_(omp_get_max_threads()) { omp_set_num_threads(n); }
@@ -80,6 +82,7 @@ bool sameBits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 // Runs one parameter set both ways and compares everything; returns the reference result.
 RefResult compareOne(const HostImage& img, int k, Init init, int maxIterations, float epsilon) {
+  OmpThreads one(1);
   KmeansParams p;
   p.k = k, p.maxIterations = maxIterations, p.epsilon = epsilon, p.seed = 0x1234 + uint64_t(k);
   p.init = init == Init::Uniform ? KmeansInit::Uniform : init == Init::PlusPlus ? KmeansInit::KmeansPlusPlus
@@ -96,7 +99,6 @@ RefResult compareOne(const HostImage& img, int k, Init init, int maxIterations, 
   auto guide = [&](const std::vector<Centre>& centres) {
     KmeansParams gp = p;
     gp.init = KmeansInit::Warm, gp.maxIterations = 0;
-    OmpThreads one(1);
     return runTwin(img, gp, centres).labels;
   };
   const auto* bytes = reinterpret_cast<const uint8_t*>(img.data());
@@ -106,7 +108,6 @@ RefResult compareOne(const HostImage& img, int k, Init init, int maxIterations, 
   // Initial centres: the twin's after zero iterations.
   KmeansParams p0 = p;
   p0.maxIterations = 0;
-  OmpThreads one(1);
   const TwinRun start = runTwin(img, p0, warm);
   for (int j = 0; j < k; ++j)
     for (int ch = 0; ch < 3; ++ch)
@@ -148,7 +149,7 @@ class KmeansTwinVsReference : public testing::TestWithParam<Size> {};
 TEST_P(KmeansTwinVsReference, WholeMatrix) {
   const Size s = GetParam();
   const HostImage img = s.natural ? test::makeNatural(s.w, s.h, 7) : test::makeRandom(s.w, s.h, 42);
-  int64_t ambiguous = 0;
+  int64_t ambiguous = 0, guided = 0;
   int ambiguousStops = 0;
   for (Init init : {Init::Uniform, Init::PlusPlus, Init::WarmIn, Init::WarmOut})
     for (auto [it, eps] : {std::pair{0, 0.f}, {3, 0.f}, {20, 0.f}, {50, 1.f}}) {
@@ -156,9 +157,11 @@ TEST_P(KmeansTwinVsReference, WholeMatrix) {
                    std::to_string(eps));
       const RefResult r = compareOne(img, s.k, init, it, eps);
       ambiguous += r.ambiguousPixels;
+      guided += r.guidedPixels;
       ambiguousStops += r.ambiguousStops;
     }
   RecordProperty("ambiguous_pixels", std::to_string(ambiguous));
+  RecordProperty("guided_pixels", std::to_string(guided));
   RecordProperty("ambiguous_stops", std::to_string(ambiguousStops));
 }
 
@@ -206,6 +209,23 @@ TEST(KmeansReference, KnownAnswers) {
   p.k = 2, p.maxIterations = 0, p.init = KmeansInit::Warm;
   const TwinRun twin = runTwin(grey, p, rp.warm);
   for (uint8_t l : twin.labels) EXPECT_EQ(l, 0);
+
+  // A centre exactly between two levels: (10 + 11) / 2 = 10.5 is written as 11 (roundf:
+  // halves away from zero), 0.5 as 1; both by the reference and by the twin.
+  HostImage halves(4, 1);
+  halves.at(0, 0) = make_uchar4(10, 0, 250, 1);
+  halves.at(1, 0) = make_uchar4(11, 1, 251, 2);
+  halves.at(2, 0) = make_uchar4(200, 200, 0, 3);
+  halves.at(3, 0) = make_uchar4(201, 201, 1, 4);
+  rp = RefParams{};
+  rp.k = 2, rp.maxIterations = 1, rp.epsilon = 0.f, rp.init = RefInit::Warm, rp.warm = {{10, 0, 250}, {200, 200, 0}};
+  const RefResult h = test::ref::kmeansReference(reinterpret_cast<const uint8_t*>(halves.data()), 4, 1, rp);
+  EXPECT_EQ(h.centres[0], (Centre{10.5f, 0.5f, 250.5f}));
+  const uint8_t wantOut[16] = {11, 1, 251, 1, 11, 1, 251, 2, 201, 201, 1, 3, 201, 201, 1, 4};
+  EXPECT_EQ(std::memcmp(h.rgba.data(), wantOut, 16), 0);
+  p.maxIterations = 1, p.epsilon = 0.f;
+  const TwinRun ht = runTwin(halves, p, rp.warm);
+  EXPECT_EQ(std::memcmp(ht.out.data(), wantOut, 16), 0) << int(ht.out.data()[0].x) << " " << int(ht.out.data()[0].y);
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 #include "app/player/source_setup.h"
 
 #include "app/options.h"
-#include "gpu/cuda_resources.h"
-#include "gpu/device_info.h"
+#include "gpu/cuda/cuda_resources.h"
+#include "gpu/cuda/device_info.h"
 
 #include <map>
 #include <memory>

@@ -13,7 +13,7 @@
 #include "gpu/color/color_convert.h"
 
 #include "gpu/color/color_math.h"
-#include "gpu/cuda_check.h"
+#include "gpu/cuda/cuda_check.h"
 
 #include <cstdint>
 #include <stdexcept>

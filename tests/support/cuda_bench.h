@@ -3,8 +3,8 @@
 // without a device.
 #pragma once
 
-#include "gpu/cuda_resources.h"
-#include "gpu/device_info.h"
+#include "gpu/cuda/cuda_resources.h"
+#include "gpu/cuda/device_info.h"
 
 #include <benchmark/benchmark.h>
 

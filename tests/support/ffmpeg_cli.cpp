@@ -60,16 +60,25 @@ size_t rawFrameBytes(const std::string& pixFmt, int width, int height) {
   throw std::invalid_argument("rawFrameBytes: unsupported pixel format " + pixFmt);
 }
 
-RawVideo ffmpegDecode(const std::string& path, const std::string& pixFmt) {
-  const nlohmann::json s = probeVideoStream(path);
+RawVideo ffmpegDecode(const std::string& path, const std::string& pixFmt,
+                      const std::vector<std::string>& outputOptions, int width, int height) {
   RawVideo v;
-  v.width = s["width"];
-  v.height = s["height"];
+  if (width > 0 && height > 0) {
+    v.width = width, v.height = height;
+  } else {
+    const nlohmann::json s = probeVideoStream(path);
+    v.width = s["width"];
+    v.height = s["height"];
+  }
   TempDir dir;
   const std::string raw = dir.file("frames.raw");
   // -autorotate 0: the stored picture, as the comparisons expect.
-  ffmpeg({"-autorotate", "0", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough", "-f", "rawvideo", "-pix_fmt",
-          pixFmt, raw});
+  std::vector<std::string> args = {"-autorotate", "0", "-i", path, "-map", "0:v:0", "-fps_mode", "passthrough"};
+  args.insert(args.end(), outputOptions.begin(), outputOptions.end());
+  for (const char* a : {"-f", "rawvideo", "-pix_fmt"}) args.push_back(a);
+  args.push_back(pixFmt);
+  args.push_back(raw);
+  ffmpeg(args);
   const std::vector<uint8_t> bytes = readFileBytes(raw);
   const size_t frame = rawFrameBytes(pixFmt, v.width, v.height);
   if (bytes.size() % frame != 0)

@@ -34,7 +34,10 @@ struct RawVideo {
   int width = 0, height = 0;
   std::vector<std::vector<uint8_t>> frames;
 };
-RawVideo ffmpegDecode(const std::string& path, const std::string& pixFmt);
+// outputOptions go after the input (e.g. a -vf select); width/height > 0: the decoded size
+// when it is not the stream's header size (a clip whose size changes, from the change on).
+RawVideo ffmpegDecode(const std::string& path, const std::string& pixFmt,
+                      const std::vector<std::string>& outputOptions = {}, int width = 0, int height = 0);
 size_t rawFrameBytes(const std::string& pixFmt, int width, int height);
 
 }  // namespace vp::test

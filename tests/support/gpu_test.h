@@ -1,7 +1,7 @@
 // GoogleTest helpers for GPU tests: skip with a reason when no CUDA device exists.
 #pragma once
 
-#include "gpu/device_info.h"
+#include "gpu/cuda/device_info.h"
 
 #include <gtest/gtest.h>
 

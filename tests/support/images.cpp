@@ -1,6 +1,6 @@
 #include "support/images.h"
 
-#include "gpu/cuda_check.h"
+#include "gpu/cuda/cuda_check.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // poisoning, host <-> device copies and comparison helpers.
 #pragma once
 
-#include "gpu/cuda_resources.h"
+#include "gpu/cuda/cuda_resources.h"
 #include "gpu/image.h"
 
 #include <cstdint>

@@ -95,6 +95,7 @@ class Assigner {
       const double dg = g < k ? distance2(p, centres[g]) : -1, db = distance2(p, centres[best]);
       if (g < k && centres[g] != centres[best] && dg - db <= kTieMargin) {
         labels[i] = uint8_t(g);
+        ++out_.guidedPixels;
       } else if (out_.violations.size() < 8) {
         out_.violations.push_back("pixel " + std::to_string(i) + ": implementation chose centre " +
                                   std::to_string(g) + ", nearest is " + std::to_string(best) + " (distance " +

@@ -58,6 +58,7 @@ struct RefResult {
   double shift2 = 0;             // +inf when no iteration ran
   uint64_t cost = 0;
   int64_t ambiguousPixels = 0;   // assignments (every pass, final included) the contract leaves open
+  int64_t guidedPixels = 0;      // ... of which the guide settled differently from the exact distance
   int ambiguousStops = 0;        // stop decisions within rounding of epsilon
   std::vector<std::string> violations;  // guide labels outside the contract's tolerance (first few)
 };

@@ -2,8 +2,10 @@
 # The real vidproc window driven by real X key events (run inside xvfb.sh):
 #   vidproc_window_test.sh VIDPROC OUT_DIR
 # Plays a lavfi source on the CPU backend, changes K, mode, radius and passes with
-# xdotool, takes a screenshot with 's', quits with 'q', then checks the exit code,
-# the final parameters in --stats-json and the screenshot (processed frame size, not black).
+# xdotool, hides the HUD, pauses, takes screenshots with 's' until the shown frame is
+# stable, captures the screen, quits with 'q', then checks the exit code, the final
+# parameters in --stats-json, the screenshot's size, and the window's video area against
+# the screenshot (letterbox geometry and tolerance below).
 set -euo pipefail
 vidproc=$1
 out=$2
@@ -26,14 +28,35 @@ win=$(timeout 20 xdotool search --sync --name "^vidproc" | head -n 1) || fail "n
 echo "window $win: $(xdotool getwindowname "$win")"
 sleep 2  # frames flowing before the keys arrive
 
-# K 8 -> 10, blur mode, radius 5 -> 7, passes 1 -> 2, then a screenshot of the processed frame.
-for key in shift+k shift+k 2 shift+r shift+r b; do xdotool key --window "$win" "$key"; sleep 0.2; done
-sleep 0.5
-xdotool key --window "$win" s
-for _ in $(seq 1 50); do ls "$out"/vidproc-*.png >/dev/null 2>&1 && break; sleep 0.1; done
-shot=$(ls "$out"/vidproc-*.png 2>/dev/null | head -n 1) || true
-[[ -n "$shot" ]] || fail "no screenshot written"
+# K 8 -> 10, blur mode, radius 5 -> 7, passes 1 -> 2, HUD hidden (h), then paused.
+for key in shift+k shift+k 2 shift+r shift+r b h space; do xdotool key --window "$win" "$key"; sleep 0.2; done
+
+# Screenshot n of the frame shown, as the player saves it: press s, wait for the log line
+# that reports it written (vidproc-DATE-TIME-n.png).
+shot_n=0
+shoot() {
+  shot_n=$((shot_n + 1))
+  xdotool key --window "$win" s
+  shot=""
+  for _ in $(seq 1 100); do
+    shot=$(grep -o "screenshot saved: .*-$shot_n\.png" "$out/vidproc.log" | head -n 1 | sed 's/^screenshot saved: //') || true
+    [[ -n "$shot" && -s "$shot" ]] && return 0
+    sleep 0.1
+  done
+  fail "screenshot $shot_n not reported written within 10 s"
+}
+# Paused: frames already in flight may still be shown; wait until two screenshots agree.
+shoot; prev=$shot
+for _ in $(seq 1 10); do
+  shoot
+  cmp -s "$prev" "$shot" && break
+  prev=$shot
+done
+cmp -s "$prev" "$shot" || fail "the picture kept changing while paused"
 xwd -root -silent | convert xwd:- "$out/screen.png"
+eval "$(xdotool getwindowgeometry --shell "$win")"  # X Y WIDTH HEIGHT of the window
+shoot
+cmp -s "$prev" "$shot" || fail "the picture changed while the screen was captured"
 xdotool key --window "$win" q
 for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$pid" 2>/dev/null && fail "vidproc did not quit within 10 s of 'q'"
@@ -45,9 +68,30 @@ for want in '"mode": "blur"' '"k": 10' '"radius": 7' '"passes": 2'; do
 done
 size=$(identify -format "%wx%h" "$shot")
 [[ "$size" == "320x240" ]] || fail "screenshot is $size, expected the 320x240 processed frame"
-mean=$(convert "$shot" -format "%[fx:mean]" info:)
-awk -v m="$mean" 'BEGIN { exit !(m > 0.05) }' || fail "screenshot is black (mean $mean)"
-grep -q "screenshot saved: $shot" "$out/vidproc.log" || fail "screenshot path not reported"
-screen=$(convert "$out/screen.png" -format "%[fx:mean]" info:)
-awk -v m="$screen" 'BEGIN { exit !(m > 0.02) }' || fail "window is black (mean $screen)"
-echo "PASS: keys applied, screenshot $shot ($size, mean $mean), quit with q"
+
+# The window's video area against the processed frame. The frame is letterboxed into the
+# window (gl_video.cpp's letterbox(): the largest rectangle of its aspect ratio, centred,
+# sizes rounded to nearest) and drawn with linear filtering; the reference is the screenshot
+# scaled to that rectangle with ImageMagick's triangle (bilinear) filter. Tolerance: mean
+# absolute difference <= 0.5 % of full scale (1.3 levels) over the area below its top 48 rows
+# (the status line is drawn there); the bars must be black (mean <= 1 %).
+fw=320 fh=240
+if ((WIDTH * fh > HEIGHT * fw)); then vh=$HEIGHT vw=$(((HEIGHT * fw + fh / 2) / fh)); else vw=$WIDTH vh=$(((WIDTH * fh + fw / 2) / fw)); fi
+vx=$(((WIDTH - vw) / 2)) vy=$(((HEIGHT - vh) / 2))  # the same from the top as from the bottom, up to a row
+vy=$((HEIGHT - vy - vh))
+skip=48
+convert "$out/screen.png" -crop "${vw}x$((vh - skip))+$((X + vx))+$((Y + vy + skip))" +repage "$out/video.png"
+convert "$shot" -filter Triangle -resize "${vw}x${vh}!" -crop "${vw}x$((vh - skip))+0+$skip" +repage "$out/reference.png"
+# Normalised mean absolute difference of two images (compare exits 1 when they differ at all).
+mae_of() { { compare -metric MAE "$1" "$2" null: 2>&1 || true; } | sed 's/.*(\(.*\)).*/\1/'; }
+mae=$(mae_of "$out/video.png" "$out/reference.png")
+awk -v m="$mae" 'BEGIN { exit !(m <= 0.005) }' ||
+  fail "window video area differs from the processed frame: normalised mean difference $mae > 0.005"
+# Against the frame turned upside down (what a flipped upload would show): far outside the tolerance.
+convert "$out/reference.png" -flip "$out/flipped.png"
+flipped=$(mae_of "$out/video.png" "$out/flipped.png")
+if ((vx > 0)); then
+  bar=$(convert "$out/screen.png" -crop "${vx}x${vh}+${X}+$((Y + vy))" +repage -format "%[fx:mean]" info:)
+  awk -v m="$bar" 'BEGIN { exit !(m <= 0.01) }' || fail "letterbox bar is not black (mean $bar)"
+fi
+echo "PASS: keys applied; window video area ${vw}x${vh}+${vx}+${vy} matches the paused frame $shot (normalised MAE $mae; flipped frame: $flipped); quit with q"

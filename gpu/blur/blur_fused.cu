@@ -1,0 +1,222 @@
+// Box blur's fused pass (blur_passes.h): both axes in one kernel per pass, the vertical
+// window sums slid down the rows in registers, the horizontal prefix per row in shared
+// memory; no sums buffer and one launch per pass.
+#include "gpu/blur/blur_launch.cuh"
+#include "gpu/blur/blur_passes.h"
+#include "gpu/blur/box_blur_math.h"
+
+#include <algorithm>
+
+namespace vp::blur {
+namespace {
+
+constexpr int kFusedThreads = 256;  // fused-pass block
+constexpr int kFusedWarps = kFusedThreads / 32;
+constexpr int kFusedItems = 4;                           //   span columns per thread (consecutive)
+constexpr int kFusedSpan = kFusedThreads * kFusedItems;  // tile + 2r halo columns, at most
+constexpr int kFusedBatch = 4;        //   first-window rows whose loads are issued together
+constexpr int kFusedBlocksPerSm = 4;  //   register cap (64) and the grid's target
+static_assert(kFusedItems == 4, "the fused pass stores a thread's prefix and alphas as one uint4 / uint32");
+
+// The fused pass's shared memory: the prefix P(k) of the span's vertical window sums per
+// channel at index k + 3 (so a thread's P(4t+1 .. 4t+4) is one 16-byte store), the warps'
+// totals and the alpha bytes of the row's span columns. 13.2 KB: static, no opt-in.
+struct FusedShared {
+  alignas(16) uint32_t prefix[3][kFusedSpan + 4];
+  uint4 warpTotal[kFusedWarps];
+  alignas(4) unsigned char alpha[kFusedSpan];
+};
+
+// A thread's kFusedItems span columns: image columns c0 .. c0+3 when `contiguous` (one
+// address, immediate offsets), else each through the horizontal border fold, col < 0 a
+// zero sample (Zero mode outside the image, or past the block's span).
+struct FusedColumns {
+  int c0;
+  bool contiguous;
+  int col[kFusedItems];
+  // `left`: span columns from c0 to the end of the block's span.
+  __device__ FusedColumns(int first, int left, int w, BorderMode border) : c0(first) {
+    contiguous = left >= kFusedItems && first >= 0 && first + kFusedItems <= w;
+#pragma unroll
+    for (int k = 0; k < kFusedItems; ++k) col[k] = k < left ? blur::extendIndex(first + k, w, border) : -1;
+  }
+  // The row's samples at these columns; row == nullptr: a zero row.
+  __device__ __forceinline__ void load(const char* row, uint32_t (&v)[kFusedItems]) const {
+    const uint32_t* p = reinterpret_cast<const uint32_t*>(row);
+    if (!row) {
+#pragma unroll
+      for (int k = 0; k < kFusedItems; ++k) v[k] = 0;
+    } else if (contiguous) {
+#pragma unroll
+      for (int k = 0; k < kFusedItems; ++k) v[k] = __ldg(p + c0 + k);
+    } else {
+#pragma unroll
+      for (int k = 0; k < kFusedItems; ++k) v[k] = col[k] >= 0 ? __ldg(p + col[k]) : 0u;
+    }
+  }
+};
+
+__device__ __forceinline__ const char* imageRow(ConstRgbaView in, int y) {
+  return reinterpret_cast<const char*>(in.data) + size_t(y) * in.pitch;
+}
+// Row y through the vertical border fold; nullptr: a zero row.
+__device__ __forceinline__ const char* foldedRow(ConstRgbaView in, int y, BorderMode border) {
+  const int sy = blur::extendIndex(y, in.height, border);
+  return sy < 0 ? nullptr : imageRow(in, sy);
+}
+
+// Vertical window sums (R|B, G|A lanes) of the thread's columns over rows [top, top+count):
+// kFusedBatch rows of loads issued together, each row through the fold.
+__device__ __forceinline__ void fusedFirstWindow(ConstRgbaView in, const FusedColumns& cols, int top,
+                                                 int count, BorderMode border, uint32_t (&rb)[kFusedItems],
+                                                 uint32_t (&ga)[kFusedItems]) {
+  for (int i = 0; i < count; i += kFusedBatch) {
+    uint32_t p[kFusedBatch][kFusedItems];
+#pragma unroll
+    for (int j = 0; j < kFusedBatch; ++j)
+      cols.load(i + j < count ? foldedRow(in, top + i + j, border) : nullptr, p[j]);
+#pragma unroll
+    for (int j = 0; j < kFusedBatch; ++j)
+#pragma unroll
+      for (int k = 0; k < kFusedItems; ++k) rb[k] += blur::lanesRb(p[j][k]), ga[k] += blur::lanesGa(p[j][k]);
+  }
+}
+
+// The block's exclusive prefix of the span's vertical sums (R, G, B) and the alpha bytes
+// into shared memory. Two barriers: after the warp totals are written, and after the
+// prefix is; the next row's writes come after its first barrier, which every thread
+// reaches only when done reading this row's prefix, so one buffer serves every row.
+__device__ __forceinline__ void fusedScanRow(FusedShared& sh, const uint32_t (&rb)[kFusedItems],
+                                             const uint32_t (&ga)[kFusedItems],
+                                             const uint32_t (&centre)[kFusedItems]) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  uint32_t run[3][kFusedItems];  // inclusive prefix over the thread's columns
+#pragma unroll
+  for (int k = 0; k < kFusedItems; ++k) {
+    run[0][k] = (k ? run[0][k - 1] : 0) + (rb[k] & 0xFFFFu);
+    run[1][k] = (k ? run[1][k - 1] : 0) + (ga[k] & 0xFFFFu);
+    run[2][k] = (k ? run[2][k - 1] : 0) + (rb[k] >> 16);
+  }
+  uint32_t inc[3];  // inclusive prefix of the thread totals over the warp
+#pragma unroll
+  for (int ch = 0; ch < 3; ++ch) {
+    inc[ch] = run[ch][kFusedItems - 1];
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const uint32_t t = __shfl_up_sync(0xffffffffu, inc[ch], d);
+      if (lane >= d) inc[ch] += t;
+    }
+  }
+  if (lane == 31) sh.warpTotal[warp] = make_uint4(inc[0], inc[1], inc[2], 0);
+  __syncthreads();
+  const uint4 t = lane < warp ? sh.warpTotal[lane] : make_uint4(0, 0, 0, 0);
+  const uint32_t earlier[3] = {warpSum(t.x), warpSum(t.y), warpSum(t.z)};
+  const int base = kFusedItems * threadIdx.x + 4;  // P(4t + 1) at index 4t + 1 + 3
+#pragma unroll
+  for (int ch = 0; ch < 3; ++ch) {
+    const uint32_t off = earlier[ch] + inc[ch] - run[ch][kFusedItems - 1];
+    *reinterpret_cast<uint4*>(&sh.prefix[ch][base]) =
+        make_uint4(run[ch][0] + off, run[ch][1] + off, run[ch][2] + off, run[ch][3] + off);
+  }
+  // Byte 3 of each centre pixel, in column order.
+  *reinterpret_cast<uint32_t*>(&sh.alpha[kFusedItems * threadIdx.x]) = __byte_perm(
+      __byte_perm(centre[0], centre[1], 0x0073), __byte_perm(centre[2], centre[3], 0x0073), 0x5410);
+  __syncthreads();
+}
+
+// Output row: pixel x of the tile = span columns [x, x + 2r], one prefix difference per
+// channel, the rounding division, alpha of the centre (span column x + r).
+__device__ __forceinline__ void fusedOutputRow(const FusedShared& sh, uchar4* dst, int tileW, int radius,
+                                               const blur::Divider& div) {
+  const int window = 2 * radius + 1;
+#pragma unroll
+  for (int i = 0; i < kFusedItems; ++i) {
+    const int x = threadIdx.x + i * kFusedThreads;
+    if (x < tileW) {
+      const uint32_t s0 = sh.prefix[0][x + window + 3] - sh.prefix[0][x + 3];
+      const uint32_t s1 = sh.prefix[1][x + window + 3] - sh.prefix[1][x + 3];
+      const uint32_t s2 = sh.prefix[2][x + window + 3] - sh.prefix[2][x + 3];
+      dst[x] = make_uchar4(static_cast<unsigned char>(blur::roundDiv(s0, div)),
+                           static_cast<unsigned char>(blur::roundDiv(s1, div)),
+                           static_cast<unsigned char>(blur::roundDiv(s2, div)), sh.alpha[x + radius]);
+    }
+  }
+}
+
+// Fused pass (both axes, one kernel): a block owns `tile` output columns from x0 and
+// `segLen` output rows; its span is the tile plus r halo columns each side (<= 1024),
+// kFusedItems columns per thread. Each thread slides the vertical window sums of its
+// columns down the rows as columnSlideKernel does (R|B and G|A lanes), then per row the
+// block scans the span's sums into a shared prefix and each output pixel takes one
+// prefix difference per channel: no sums buffer, one launch. The loads for the slide
+// after row y (and the next centre row) are issued before row y's scan, so their latency
+// hides behind its barriers and outputs. Requires 1 <= radius and tile + 2r <= 1024.
+__global__ void __launch_bounds__(kFusedThreads, kFusedBlocksPerSm)
+    fusedBlurKernel(ConstRgbaView in, RgbaView out, int radius, BorderMode border, blur::Divider div,
+                    int tile, int segLen) {
+  waitForPriorGrid();
+  releaseNextGrid();
+  __shared__ FusedShared sh;
+  const int w = in.width, h = in.height;
+  const int x0 = blockIdx.x * tile, tileW = min(tile, w - x0);
+  const int y0 = blockIdx.y * segLen, y1 = min(h, y0 + segLen);
+  if (tileW <= 0 || y0 >= h) return;         // whole block; fusedGrid makes none such
+  const int s0 = kFusedItems * threadIdx.x;  // the thread's first span column
+  const FusedColumns cols(x0 - radius + s0, tileW + 2 * radius - s0, w, border);
+  uint32_t rb[kFusedItems] = {}, ga[kFusedItems] = {};
+  fusedFirstWindow(in, cols, y0 - radius, 2 * radius + 1, border, rb, ga);
+  if (threadIdx.x == 0) sh.prefix[0][3] = sh.prefix[1][3] = sh.prefix[2][3] = 0;  // P(0), never overwritten
+  uint32_t centre[kFusedItems];
+  cols.load(imageRow(in, y0), centre);
+  for (int y = y0; y < y1; ++y) {
+    // Interior rows (the whole window inside the image) need no fold; the test is block-uniform.
+    uint32_t add[kFusedItems], sub[kFusedItems], next[kFusedItems];
+    if (y >= radius && y + radius + 1 < h) {
+      cols.load(imageRow(in, y + radius + 1), add);
+      cols.load(imageRow(in, y - radius), sub);
+    } else {
+      cols.load(foldedRow(in, y + radius + 1, border), add);
+      cols.load(foldedRow(in, y - radius, border), sub);
+    }
+    cols.load(imageRow(in, min(y + 1, y1 - 1)), next);  // past the segment: a harmless repeat
+    fusedScanRow(sh, rb, ga, centre);
+    fusedOutputRow(sh, out.row(y) + x0, tileW, radius, div);
+#pragma unroll
+    for (int k = 0; k < kFusedItems; ++k) {
+      rb[k] += blur::lanesRb(add[k]) - blur::lanesRb(sub[k]);
+      ga[k] += blur::lanesGa(add[k]) - blur::lanesGa(sub[k]);
+      centre[k] = next[k];
+    }
+  }
+}
+
+// The fused pass's grid: `tiles` tiles of `tile` output columns (balanced, so the last is
+// not a sliver) by `segments` segments of `rows` output rows. Rows: about kFusedBlocksPerSm
+// blocks per SM (fewer blocks leave the per-row barriers' latency exposed), but at least
+// r/4, so the first window stays below a segment's work: a window row costs a thread ~30
+// instructions (4 loads and lane sums), an output row ~400 (three rows of loads, scan, 4
+// outputs), so 2r+1 window rows ~ r/7 output rows.
+struct FusedGrid {
+  int tile, tiles, rows, segments;
+};
+FusedGrid fusedGrid(int w, int h, int r, int smCount) {
+  FusedGrid g{};
+  g.tiles = (w + kFusedSpan - 2 * r - 1) / (kFusedSpan - 2 * r);
+  g.tile = (w + g.tiles - 1) / g.tiles;
+  const int segments = std::max(1, kFusedBlocksPerSm * smCount / g.tiles);
+  g.rows = std::min(std::max((h + segments - 1) / segments, (r + 3) / 4), h);
+  g.segments = (h + g.rows - 1) / g.rows;
+  return g;
+}
+
+}  // namespace
+
+void launchFusedPass(ConstRgbaView in, RgbaView out, int radius, BorderMode border, int smCount, bool pdl,
+                     cudaStream_t stream) {
+  const FusedGrid g = fusedGrid(in.width, in.height, radius, smCount);
+  const blur::Divider div = blur::makeDivider(uint32_t(2 * radius + 1) * uint32_t(2 * radius + 1));
+  launch(fusedBlurKernel, dim3(g.tiles, g.segments), dim3(kFusedThreads), 0, stream, pdl, in, out, radius,
+         border, div, g.tile, g.rows);
+}
+
+}  // namespace vp::blur

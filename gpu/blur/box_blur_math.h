@@ -1,0 +1,160 @@
+// Helpers shared by the box blur kernels and their CPU twin: packed channel sums,
+// window sums over a border-extended axis from a prefix sum, exact rounding division
+// and the argument checks. Everything here is integer arithmetic.
+#pragma once
+
+#include "gpu/blur/box_blur.h"
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace vp::blur {
+
+// R, G, B of a pixel packed into one uint64 at bits 0, 21 and 42. Sums of packed values
+// are sums mod 2^64 of R + G*2^21 + B*2^42, so a prefix may overflow its lanes: a window
+// sum (a difference of prefixes, <= 257*255 < 2^21 per channel) still unpacks exactly.
+constexpr int kLaneBits = 21;
+constexpr uint64_t kLaneMask = (uint64_t(1) << kLaneBits) - 1;
+
+__host__ __device__ inline uint64_t packRgb(uchar4 v) {
+  return uint64_t(v.x) | (uint64_t(v.y) << kLaneBits) | (uint64_t(v.z) << (2 * kLaneBits));
+}
+__host__ __device__ inline ushort4 unpackSums(uint64_t s, unsigned char alpha) {
+  return make_ushort4(static_cast<unsigned short>(s & kLaneMask),
+                      static_cast<unsigned short>((s >> kLaneBits) & kLaneMask),
+                      static_cast<unsigned short>(s >> (2 * kLaneBits)), alpha);
+}
+
+// The same sums in two uint32 words (SIMD within a register): rb = R | B << 16 and
+// ga = G | A << 16 of a pixel read as one little-endian word. Sums are mod 2^32 per
+// word, and a window sum of <= 257 values < 256 fits each 16-bit lane, so lanes are
+// exact (the A lane is never read). 3 integer ops per pixel instead of 64-bit shifts.
+__host__ __device__ inline uint32_t lanesRb(uint32_t rgba) { return rgba & 0x00FF00FFu; }
+__host__ __device__ inline uint32_t lanesGa(uint32_t rgba) { return (rgba >> 8) & 0x00FF00FFu; }
+
+// The extended index of sample k on an axis of length n (-1: a zero sample).
+__host__ __device__ inline int extendIndex(int k, int n, BorderMode mode) {
+  if (k >= 0 && k < n) return k;
+  switch (mode) {
+    case BorderMode::Zero: return -1;
+    case BorderMode::Replicate: return k < 0 ? 0 : n - 1;
+    case BorderMode::Wrap: {
+      const int m = k % n;
+      return m < 0 ? m + n : m;
+    }
+    case BorderMode::Reflect: {
+      if (n == 1) return 0;
+      const int period = 2 * n - 2;
+      int m = k % period;
+      if (m < 0) m += period;
+      return m < n ? m : period - m;
+    }
+  }
+  return -1;
+}
+
+// Three channel sums (the second pass: sums of uint16 sums need 24 bits each).
+// Arithmetic is mod 2^32 per channel, like the packed lanes above.
+struct Sum3 {
+  uint32_t r, g, b;
+};
+__host__ __device__ inline Sum3 operator+(Sum3 a, Sum3 b) { return {a.r + b.r, a.g + b.g, a.b + b.b}; }
+__host__ __device__ inline Sum3 operator-(Sum3 a, Sum3 b) { return {a.r - b.r, a.g - b.g, a.b - b.b}; }
+__host__ __device__ inline Sum3 operator*(Sum3 a, unsigned k) { return {a.r * k, a.g * k, a.b * k}; }
+
+__host__ __device__ inline int clampInt(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
+__host__ __device__ inline int floorDiv(int a, int b) {  // b > 0
+  const int q = a / b;
+  return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+// Sum of v(ext(i)) over i in [a, b] (a <= b) on an axis of length n >= 1, from
+// prefix(k) = v(0) + .. + v(k-1), 0 <= k <= n. O(1) whatever b - a:
+//  - zero: the part inside the image;
+//  - replicate: that plus the edge values times the counts outside;
+//  - wrap / reflect: the extension is periodic (period n, or 2n-2 for reflect) with
+//    cycle prefix C(m); a prefix over extended indices is q*C(period) + C(m).
+// Every term is a non-negative part of the window, so packed lanes never borrow
+// across the final result.
+template <class T, class Prefix>
+__host__ __device__ inline T windowSum(const Prefix& prefix, int a, int b, int n, BorderMode mode) {
+  if (mode == BorderMode::Zero || mode == BorderMode::Replicate ||
+      (mode == BorderMode::Reflect && n == 1)) {
+    const int ca = clampInt(a, 0, n), cb = clampInt(b + 1, 0, n);
+    T s = prefix(cb) - prefix(ca);
+    if (mode != BorderMode::Zero) {
+      if (a < 0) s = s + prefix(1) * unsigned((b < -1 ? b : -1) - a + 1);
+      if (b >= n) s = s + (prefix(n) - prefix(n - 1)) * unsigned(b - (a > n ? a : n) + 1);
+    }
+    return s;
+  }
+  const bool wrap = mode == BorderMode::Wrap;
+  const int period = wrap ? n : 2 * n - 2;
+  auto cycle = [&](int m) -> T {  // sum of v(ext(i)) over i in [0, m), 0 <= m <= period
+    if (wrap || m <= n) return prefix(m);
+    return prefix(n) + (prefix(n - 1) - prefix(period - m + 1));  // the mirrored n-2 .. period-m+1
+  };
+  const int qa = floorDiv(a, period), ma = a - qa * period;
+  const int qb = floorDiv(b + 1, period), mb = b + 1 - qb * period;
+  if (qa == qb) return cycle(mb) - cycle(ma);
+  const T whole = cycle(period);
+  return whole * unsigned(qb - qa - 1) + (whole - cycle(ma)) + cycle(mb);
+}
+
+// floor(n / d) as (n * mul) >> shift, exact for every n < 2^25 (n <= 256 * (2r+1)^2 here):
+// mul = ceil(2^shift / d) with shift = 25 + ceil(log2 d) keeps the error below 1/d.
+struct Divider {
+  uint32_t mul = 1;
+  uint32_t shift = 0;
+  uint32_t half = 0;  // d / 2: the round-half-up offset
+};
+inline Divider makeDivider(uint32_t d) {
+  uint32_t log2d = 0;
+  while ((uint64_t(1) << log2d) < d) ++log2d;
+  Divider dv;
+  dv.shift = 25 + log2d;
+  dv.mul = static_cast<uint32_t>(((uint64_t(1) << dv.shift) + d - 1) / d);
+  dv.half = d / 2;
+  return dv;
+}
+__host__ __device__ inline uint32_t roundDiv(uint32_t sum, const Divider& dv) {
+  return static_cast<uint32_t>((uint64_t(sum + dv.half) * dv.mul) >> dv.shift);
+}
+
+inline bool viewsOverlap(ConstRgbaView a, ConstRgbaView b) {
+  const char* a0 = reinterpret_cast<const char*>(a.data);
+  const char* b0 = reinterpret_cast<const char*>(b.data);
+  const char* a1 = a0 + a.pitch * size_t(a.height - 1) + size_t(a.width) * sizeof(uchar4);
+  const char* b1 = b0 + b.pitch * size_t(b.height - 1) + size_t(b.width) * sizeof(uchar4);
+  return a0 < b1 && b0 < a1;
+}
+
+// The checks both backends make; false when there is nothing to do (empty image).
+inline bool checkBlurArgs(ConstRgbaView in, ConstRgbaView out, const BlurParams& p, int maxWidth,
+                          int maxHeight, const char* who) {
+  auto fail = [&](const std::string& why) { throw std::invalid_argument(std::string(who) + ": " + why); };
+  if (p.radius < 0 || p.radius > kMaxBlurRadius)
+    fail("radius " + std::to_string(p.radius) + " outside 0.." + std::to_string(kMaxBlurRadius));
+  if (p.passes < 1 || p.passes > kMaxBlurPasses)
+    fail("passes " + std::to_string(p.passes) + " outside 1.." + std::to_string(kMaxBlurPasses));
+  if (p.border != BorderMode::Zero && p.border != BorderMode::Replicate && p.border != BorderMode::Reflect &&
+      p.border != BorderMode::Wrap)
+    fail("unknown border mode");
+  if (in.width != out.width || in.height != out.height) fail("input and output sizes differ");
+  if (in.width < 0 || in.height < 0) fail("negative size");
+  if (in.empty()) return false;
+  if (in.width > maxWidth || in.height > maxHeight)
+    fail(std::to_string(in.width) + "x" + std::to_string(in.height) + " exceeds the scratch size " +
+         std::to_string(maxWidth) + "x" + std::to_string(maxHeight));
+  if (!in.data || !out.data) fail("null image");
+  const size_t rowBytes = size_t(in.width) * sizeof(uchar4);
+  if (in.pitch < rowBytes || out.pitch < rowBytes) fail("pitch smaller than a row");
+  if (in.pitch % sizeof(uchar4) || out.pitch % sizeof(uchar4) ||
+      reinterpret_cast<uintptr_t>(in.data) % sizeof(uchar4) || reinterpret_cast<uintptr_t>(out.data) % sizeof(uchar4))
+    fail("rows not 4-byte aligned");
+  if (viewsOverlap(in, out)) fail("input and output overlap");
+  return true;
+}
+
+}  // namespace vp::blur

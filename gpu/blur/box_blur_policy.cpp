@@ -1,0 +1,56 @@
+// The shipped box blur configurations and the choice between them (box_blur_policy.h).
+// Figures: H200, replicate border, one pass, CUDA events around the whole call.
+#include "gpu/blur/box_blur_policy.h"
+
+#include "gpu/blur/blur_passes.h"
+
+namespace vp {
+
+BoxBlurPolicy selectBoxBlurPolicy(size_t columnSharedBytes, int width, int height, int radius) {
+  // Tall frames (4K) get whole-column blocks narrower than 8 columns: a warp then reads
+  // 16-byte row segments, and the two-pass forms lose to the fused pass up to r = 50.
+  const bool tall = blur::columnsPerBlock(height, columnSharedBytes) < 8;
+  BoxBlurPolicy p{};
+  if (width > 32 * blur::kRowChunk) {
+    p.row = BlurRowPass::Chunked;
+    p.rowEvidence = "rows wider than 4096 pixels: the register scan holds at most 32 warps x 1 chunk of 128";
+  } else if (width > 16 * blur::kRowChunk) {
+    p.row = BlurRowPass::Warps32;
+    p.rowEvidence = "BM_BoxBlurGpuVariant 4K r 15: 32 warps x 1 chunk 3 us faster than 16 x 2";
+  } else {
+    p.row = BlurRowPass::Warps8;
+    p.rowEvidence = "BM_BoxBlurGpuVariant 1080p r 15: 8 warps x 2 chunks 1.3 us faster than 16 x 1";
+  }
+  if (radius <= 5 || (tall && radius <= 50)) {
+    p.name = "fused";
+    p.pass = BlurPass::Fused;
+    p.evidence =
+        "BM_BoxBlurGpuFused against BM_BoxBlurGpu two-pass: 1080p r 1 / 5 20.3 / 23.1 us against 24.3 / "
+        "24.8; 4K "
+        "r 1 / 15 / 50 49.8 / 64.6 / 92.8 against 78.0 / 86.7 / 94.5 (r 100: 139 against 102)";
+  } else if (!tall && radius <= 15) {
+    p.name = "slide";
+    p.pass = BlurPass::Slide;
+    p.evidence =
+        "BM_BoxBlurGpuSlide against BM_BoxBlurGpuVariant col 1, 1080p: r 15 27 us against 30 with whole "
+        "columns "
+        "(r 50: 36 against 28); fused at r 15 29.7 against 27.7";
+  } else if (tall && radius <= 100) {
+    p.name = "slide-wide";
+    p.pass = BlurPass::SlideWide;
+    p.evidence =
+        "BM_BoxBlurGpuSlideFirst 4K r 100: 100 us with 8-row loads and a 16-row first window, against 102 "
+        "with an "
+        "8-row first window, 109-110 whole columns, 139 fused";
+  } else {
+    p.name = "columns";
+    p.pass = BlurPass::WholeColumns;
+    p.evidence =
+        "BM_BoxBlurGpuVariant col 1 against BM_BoxBlurGpuSlide: 1080p r 50 28 us against 36 sliding; whole "
+        "columns "
+        "cost the same at any r (4K 107-110 us at r 1-100)";
+  }
+  return p;
+}
+
+}  // namespace vp

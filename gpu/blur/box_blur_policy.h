@@ -1,0 +1,43 @@
+// Box blur launch policy: which of the shipped pass configurations a call runs.
+//
+// selectBoxBlurPolicy() is the one place that decides; boxBlurGpu() calls it on every call
+// and the benchmarks call it to name what they time, so a benchmark figure is the
+// configuration the application runs. By frame size and radius (r >= 1; r = 0 is a copy):
+//
+//   fused          one kernel per pass for both axes (blur_fused.cu): r <= 5, and up to
+//                  r = 50 on tall frames (whole-column blocks narrower than 8 columns: 4K)
+//   slide          two passes, the sliding-window column pass, loads 4 rows at a time:
+//                  r <= 15 on short frames (1080p)
+//   slide-wide     the same with loads 8 rows at a time and the first window 16: tall
+//                  frames, 50 < r <= 100
+//   columns        two passes, whole columns per block with the prefix in shared memory:
+//                  the larger radii
+//
+// The two-pass configurations' row pass goes by width (BlurRowPass). Measured alternatives
+// that were dropped: docs/design/box_blur.md. Results never depend on the policy: every
+// configuration is bit-exact with the CPU twin. The benchmarks an evidence line names are
+// those of tests/bench at commit faf8ca1, where every alternative could still be selected.
+#pragma once
+
+#include <cstddef>
+
+namespace vp {
+
+enum class BlurPass { Fused, Slide, SlideWide, WholeColumns };
+// Row pass of the two-pass configurations: a register scan by 8 warps (rows up to 2048
+// pixels) or 32 warps (up to 4096), else a chunked scan through shared memory.
+enum class BlurRowPass { Warps8, Warps32, Chunked };
+
+struct BoxBlurPolicy {
+  const char* name;      // "fused", "slide", "slide-wide" or "columns"
+  const char* evidence;  // the measurement that chose the pass (figure and benchmark)
+  BlurPass pass;
+  BlurRowPass row;          // unused by the fused pass
+  const char* rowEvidence;  // the measurement that chose the row pass
+};
+
+// The policy for a width x height frame at radius >= 1, given the dynamic shared memory a
+// whole-column block may use on this device (bytes; BoxBlurWorkspace knows it).
+BoxBlurPolicy selectBoxBlurPolicy(size_t columnSharedBytes, int width, int height, int radius);
+
+}  // namespace vp

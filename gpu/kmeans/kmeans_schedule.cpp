@@ -1,0 +1,37 @@
+#include "gpu/kmeans/kmeans_schedule.h"
+
+#include <spdlog/spdlog.h>
+
+namespace vp {
+
+KmeansParams KmeansSchedule::next(const KmeansParams& requested, bool warmStart, bool& reinit) {
+  KmeansParams p = requested;
+  // init "warm" asks for warm starts always; with nothing to warm from, k-means++ it is.
+  reinit = !haveState_ || requested.k != lastK_ || cutPending_ ||
+           (!warmStart && requested.init != KmeansInit::Warm);
+  if (reinit && p.init == KmeansInit::Warm) p.init = KmeansInit::KmeansPlusPlus;
+  if (!reinit) p.init = KmeansInit::Warm;
+  if (reinit && haveState_ && requested.k != lastK_) costAverage_ = -1;  // other K, other cost scale
+  haveState_ = true;
+  lastK_ = requested.k;
+  cutPending_ = false;
+  return p;
+}
+
+void KmeansSchedule::observe(uint64_t cost, int64_t pixels, bool wasReinit) {
+  if (pixels <= 0) return;
+  const double perPixel = double(cost) / double(pixels);
+  if (costAverage_ < 0 || wasReinit) {
+    costAverage_ = perPixel;
+    return;
+  }
+  if (perPixel > kCutRatio * costAverage_ + 1.0) {
+    spdlog::debug("K-means: scene cut (cost/pixel {:.1f} vs {:.1f}), re-initialising", perPixel, costAverage_);
+    cutPending_ = true;
+    costAverage_ = perPixel;
+    return;
+  }
+  costAverage_ += kAverageWeight * (perPixel - costAverage_);
+}
+
+}  // namespace vp

@@ -12,7 +12,7 @@
 
 #include "gpu/blur/box_blur.h"
 #include "gpu/color/pixel_format.h"
-#include "gpu/device_surface.h"
+#include "gpu/color/device_surface.h"
 #include "gpu/kmeans/kmeans.h"
 
 #include <vector_types.h>

@@ -4,7 +4,7 @@
 
 #include "gpu/color/pixel_format.h"
 #include "gpu/cuda/cuda_resources.h"
-#include "gpu/device_surface.h"
+#include "gpu/color/device_surface.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -72,7 +72,7 @@ void buildCli(CLI::App& app, Options& o, EnumStrings& e) {
       ->check(CLI::IsMember({"zero", "replicate", "reflect", "wrap"}));
   app.add_option("--backend", e.backend, "auto, cuda or cpu")->check(CLI::IsMember({"auto", "cuda", "cpu"}));
   app.add_option("--streams", o.streams, "Frames in flight (CUDA streams)")->check(CLI::Range(1, 16));
-  app.add_option("--hwdec", o.hwdec, "Hardware decoding: auto (NVDEC when it can, else software), nvdec or no")
+  app.add_option("--hwdec", o.hwdec, "Hardware decoding: no (default), auto (NVDEC when it can, else software) or nvdec")
       ->check(CLI::IsMember({"auto", "nvdec", "no"}));
   app.add_option("--gpu", o.gpu, "CUDA device N for processing and decoding (see --list-gpus)")
       ->check(CLI::NonNegativeNumber);

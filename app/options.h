@@ -47,7 +47,7 @@ struct Options {
   ProcessParams process;      // mode, K-means and blur parameters
   Backend backend = Backend::Auto;
   int streams = 3;            // in-flight slots (CUDA streams)
-  std::string hwdec = "auto"; // --hwdec auto|nvdec|no: hardware decoding (nvdec keeps frames on the GPU)
+  std::string hwdec = "no";   // --hwdec auto|nvdec|no: hardware decoding (nvdec keeps frames on the GPU)
   int gpu = 0;                // --gpu N: CUDA device for the pipeline and the decoder
   bool listGpus = false;      // --list-gpus: name the CUDA devices, then exit
 

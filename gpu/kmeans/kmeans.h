@@ -1,20 +1,29 @@
 // K-means colour segmentation of RGBA8 frames: the CUDA launcher and its CPU twin.
 //
 // Method: Lloyd's algorithm on the R,G,B of all N = width*height pixels (alpha is
-// carried through). Each iteration assigns every pixel to the centre with the lowest
-// score (kmeans_math.h: |c|^2 - 2 p.c as a chain of fused multiply-adds, ties to the
-// lowest index), sums the assigned pixels per cluster in 64-bit integers (so the sums
-// do not depend on scheduling), and moves each centre to (float)((double)sum / count);
-// an empty cluster keeps its centre. shift2 = the largest squared centre move; the loop
-// stops when shift2 < epsilon or after maxIterations. A final assignment against the
-// final centres writes the labels, the output image (each pixel = its centre's colour,
-// roundf, clamped; alpha copied) and cost = the output's squared error, the sum over
-// pixels of the integer squared r, g, b distance between input and output pixel. GPU and
-// CPU results are equal bit for bit.
+// carried through). Each iteration assigns every pixel to a nearest centre: the float
+// score |c|^2 - 2 p.c of kmeans_math.h (a chain of fused multiply-adds), lowest wins,
+// equal scores to the lowest index. The chosen centre's exact squared distance is within
+// 0.25 (squared 8-bit levels) of the minimum; when every centre has integer channels
+// (every Uniform / k-means++ start) the scores are exact, so the exact nearest wins and
+// exact ties go to the lowest index. The assigned pixels are summed per cluster in 64-bit
+// integers (so the sums do not depend on scheduling) and each centre moves to
+// (float)((double)sum / count); an empty cluster keeps its centre. shift2 = the largest,
+// over moved clusters, of ((dr*dr + dg*dg) + db*db) with d = new - old and every step
+// rounded to float; the loop stops when that float is < epsilon or after maxIterations.
+// A final assignment against the final centres writes the labels, the output image (each
+// pixel = its centre's colour, roundf, clamped, NaN -> 0; alpha copied) and cost = the
+// output's squared error, the sum over pixels of the integer squared r, g, b distance
+// between input and output pixel. GPU and CPU results are equal bit for bit.
 //
-// Initial centres: Uniform = pixels at raster index floor(j*N/k); KmeansPlusPlus =
-// k-means++ on M = min(N, 16384) pixels at floor(i*N/M) with integer D2 weights and
-// SplitMix64(seed); Warm = the centres already in the state (the previous frame's).
+// Initial centres: Uniform = pixels at raster index floor(j*N/k). KmeansPlusPlus: M =
+// min(N, 16384) samples S_i = pixel floor(i*N/M); r = SplitMix64(seed) (state +=
+// 0x9E3779B97F4A7C15; z = state; z = (z ^ z>>30) * 0xBF58476D1CE4E5B9; z = (z ^ z>>27) *
+// 0x94D049BB133111EB; return z ^ z>>31). Centre 0 = S[r() % M]; each next centre: D_i =
+// the integer squared r,g,b distance of S_i to its nearest chosen centre, T = sum D_i; if
+// T == 0 it is S[r() % M], else S_i for the smallest i with D_0 + ... + D_i > r() % T.
+// Warm = the centres already in the state (the previous frame's; any values, out of
+// 0..255 allowed).
 //
 // Parameters: k in 1..32, maxIterations >= 0, epsilon (squared 8-bit levels).
 // Complexity: O(N * k) per iteration, O(M * k^2) for k-means++.

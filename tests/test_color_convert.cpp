@@ -115,17 +115,6 @@ HostImage refToRgba(const Frame& f, ColorSpace cs) {
   return out;
 }
 
-int maxAbsDiff(const HostImage& a, const HostImage& b) {
-  int m = 0;
-  for (int y = 0; y < a.height(); ++y)
-    for (int x = 0; x < a.width(); ++x) {
-      const uchar4 p = a.at(x, y), q = b.at(x, y);
-      m = std::max({m, std::abs(p.x - q.x), std::abs(p.y - q.y), std::abs(p.z - q.z)});
-      if (p.w != q.w) m = std::max(m, 1000);  // alpha must be exact
-    }
-  return m;
-}
-
 // ---- inputs ------------------------------------------------------------------------
 
 Frame randomFrame(PixelFormat f, int w, int h, uint64_t seed) {
@@ -208,7 +197,7 @@ TEST(ColorConvertCpu, ToRgbaWithinOneLevelOfDoubleReference) {
         const Frame frames[2] = {randomFrame(f, s.w, s.h, 1000 + s.w), naturalFrame(f, s.w, s.h, cs)};
         for (int k = 0; k < 2; ++k) {
           SCOPED_TRACE(describe(f, cs, s.w, s.h, k ? "natural" : "random"));
-          EXPECT_LE(maxAbsDiff(cpuToRgba(frames[k], cs), refToRgba(frames[k], cs)), kRefTolerance);
+          EXPECT_LE(test::maxRgbDiff(cpuToRgba(frames[k], cs), refToRgba(frames[k], cs)), kRefTolerance);
         }
       }
 }
@@ -218,7 +207,7 @@ TEST(ColorConvertCpu, RgbFormatsAndFullRangeGrayAreExactCopies) {
                         PixelFormat::Bgra}) {
     const Frame fr = randomFrame(f, 33, 7, 5);
     const ColorSpace full{ColorMatrix::Bt709, ColorRange::Full};
-    EXPECT_EQ(maxAbsDiff(cpuToRgba(fr, full), refToRgba(fr, full)), 0) << pixelFormatName(f);
+    EXPECT_EQ(test::maxRgbDiff(cpuToRgba(fr, full), refToRgba(fr, full)), 0) << pixelFormatName(f);
   }
 }
 

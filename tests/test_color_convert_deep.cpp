@@ -111,17 +111,6 @@ HostImage refToRgba(const Frame& f, ColorSpace cs) {
   return out;
 }
 
-int maxAbsDiff(const HostImage& a, const HostImage& b) {
-  int m = 0;
-  for (int y = 0; y < a.height(); ++y)
-    for (int x = 0; x < a.width(); ++x) {
-      const uchar4 p = a.at(x, y), q = b.at(x, y);
-      m = std::max({m, std::abs(p.x - q.x), std::abs(p.y - q.y), std::abs(p.z - q.z)});
-      if (p.w != q.w) m = std::max(m, 1000);  // alpha must be exact
-    }
-  return m;
-}
-
 // Number of samples per row of plane p (a P010 UV pair counts two).
 int samplesPerRow(const FrameLayout& l, int p) { return int(l.plane[p].widthBytes / 2); }
 
@@ -184,7 +173,7 @@ TEST(ColorConvertDeepCpu, TenBitWithinOneLevelOfDoubleReference) {
         const Frame frames[2] = {randomFrame(f, s.w, s.h, 1, 700 + uint64_t(s.w)), naturalFrame(f, s.w, s.h, cs)};
         for (int k = 0; k < 2; ++k) {
           SCOPED_TRACE(describe(f, cs, s.w, s.h, k ? "natural" : "random"));
-          EXPECT_LE(maxAbsDiff(cpuToRgba(frames[k], cs), refToRgba(frames[k], cs)), kRefTolerance);
+          EXPECT_LE(test::maxRgbDiff(cpuToRgba(frames[k], cs), refToRgba(frames[k], cs)), kRefTolerance);
         }
       }
 }
@@ -219,7 +208,7 @@ TEST(ColorConvertDeepCpu, ShiftedEightBitMatchesTheEightBitPath) {
   for (ColorSpace cs : {ColorSpace{ColorMatrix::Bt601, ColorRange::Limited}, ColorSpace{ColorMatrix::Bt2020, ColorRange::Limited}}) {
     HostImage a(w, h);
     convertToRgbaCpu(planarView(l8, b8.data()), a.view(), cs);
-    EXPECT_LE(maxAbsDiff(cpuToRgba(fr, cs), a), 1) << colorMatrixName(cs.matrix);
+    EXPECT_LE(test::maxRgbDiff(cpuToRgba(fr, cs), a), 1) << colorMatrixName(cs.matrix);
   }
 }
 
@@ -239,7 +228,7 @@ TEST(ColorConvertDeepCpu, Bt2020EightBitWithinOneLevelOfDoubleReference) {
     convertToRgbaCpu(planarView(l, b.data()), out.view(), cs);
     for (int y = 0; y < 256; ++y)
       for (int x = 0; x < 256; ++x) want.at(x, y) = refYuv(cs, 8, (x * 7 + y * 3) & 255, x, y);
-    EXPECT_LE(maxAbsDiff(out, want), kRefTolerance) << (range == ColorRange::Full ? "full" : "limited");
+    EXPECT_LE(test::maxRgbDiff(out, want), kRefTolerance) << (range == ColorRange::Full ? "full" : "limited");
   }
 }
 

@@ -3,6 +3,7 @@
 #include "gpu/cuda/cuda_check.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -125,6 +126,17 @@ ImageDiff compare(const HostImage& got, const HostImage& want) {
       }
     }
   return d;
+}
+
+int maxRgbDiff(const HostImage& a, const HostImage& b) {
+  int m = 0;
+  for (int y = 0; y < a.height(); ++y)
+    for (int x = 0; x < a.width(); ++x) {
+      const uchar4 p = a.at(x, y), q = b.at(x, y);
+      m = std::max({m, std::abs(p.x - q.x), std::abs(p.y - q.y), std::abs(p.z - q.z)});
+      if (p.w != q.w) m = std::max(m, 1000);  // alpha must be exact
+    }
+  return m;
 }
 
 }  // namespace vp::test

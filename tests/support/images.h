@@ -40,6 +40,8 @@ struct ImageDiff {
   std::string first;  // "at (x,y): got (r,g,b,a) want (r,g,b,a)"
 };
 ImageDiff compare(const HostImage& got, const HostImage& want);
+// Largest |difference| of the r, g, b channels (same-size images); 1000 when an alpha differs.
+int maxRgbDiff(const HostImage& a, const HostImage& b);
 
 // SplitMix64: tiny, seedable, identical everywhere.
 struct SplitMix64 {

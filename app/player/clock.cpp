@@ -1,6 +1,13 @@
 #include "app/player/clock.h"
 
+#include <chrono>
+
 namespace vp {
+
+int64_t steadyNowUs() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 std::optional<int64_t> Clock::at(int64_t nowUs) const {
   if (!valid_) return std::nullopt;

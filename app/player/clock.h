@@ -22,6 +22,9 @@
 
 namespace vp {
 
+// The wall time every clock here is read against: steady_clock, in microseconds.
+int64_t steadyNowUs();
+
 class Clock {
  public:
   // Media time at wall time nowUs; nullopt before the first set() or after invalidate().

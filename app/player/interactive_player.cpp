@@ -13,10 +13,6 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
-int64_t nowUs() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(SteadyClock::now().time_since_epoch()).count();
-}
-
 // Time left before render() for drawing and the texture upload, so the frame makes the
 // refresh it was meant for.
 constexpr int64_t kRenderMarginUs = 3000;
@@ -53,7 +49,7 @@ struct WindowLoop {
   bool showNext() {
     const OutputFrame* out = session.poll();
     if (!out) return false;
-    const PaceDecision d = session.pace(*out, nowUs());
+    const PaceDecision d = session.pace(*out, steadyNowUs());
     if (d == PaceDecision::Wait) return false;
     if (d == PaceDecision::Present) {
       const auto t0 = SteadyClock::now();
@@ -109,7 +105,7 @@ struct WindowLoop {
       hud.avDiffMaxMs = float(session.stats().avDiffMs.maxMs());
     }
     if (std::exchange(fresh, false)) shown.tick();  // a new picture reaches the screen
-    const int64_t now = nowUs();
+    const int64_t now = steadyNowUs();
     const int64_t decodedNow = session.source().stats().framesDecoded;
     decoded.tick(decodedNow - lastDecoded);
     lastDecoded = decodedNow;
@@ -137,7 +133,7 @@ int runInteractive(const Options& o, Display& display, const SignalWatcher& sign
   if (!session.audio() && !stats.audio.empty()) w.hud.audio = stats.audio;  // why there is no sound
   session.start();
 
-  int64_t lastRenderUs = nowUs();
+  int64_t lastRenderUs = steadyNowUs();
   while (!session.stopRequested()) {
     for (const Command& c : display.pollCommands()) session.apply(c, Session::Origin::Key);
     session.takeControlCommands();
@@ -152,14 +148,14 @@ int runInteractive(const Options& o, Display& display, const SignalWatcher& sign
       step |= w.showNext();
       progressed |= step;
       if (session.finished() || session.stopRequested() || refreshMs <= 0) break;
-      const int64_t left = deadlineUs - nowUs();
+      const int64_t left = deadlineUs - steadyNowUs();
       if (left <= 0) break;
       if (!step) std::this_thread::sleep_for(std::chrono::microseconds(std::min<int64_t>(left, 1000)));
     }
     if (session.finished()) break;  // end of input (mpv's default: quit at the end)
     w.fillHud();
     display.render(w.hud);
-    lastRenderUs = nowUs();
+    lastRenderUs = steadyNowUs();
     if (!progressed && refreshMs <= 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return session.finish(session.interrupted() ? kExitInterrupted : kExitOk);

@@ -94,12 +94,10 @@ void Session::enableAudio(const AudioOutputFactory& open) {
     return;
   }
   source_->setAudioSink(&audio_->sink());
-  const int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(
-                          std::chrono::steady_clock::now().time_since_epoch()).count();
+  const int64_t now = steadyNowUs();
   pacer_.setMaster(&audio_->clock(now));  // the audio clock times the video from now on
   feeder_->setLateCheck([this](int64_t ptsUs) {
-    const int64_t nowUs = std::chrono::duration_cast<std::chrono::microseconds>(
-                              std::chrono::steady_clock::now().time_since_epoch()).count();
+    const int64_t nowUs = steadyNowUs();
     const Clock& clock = audio_->clock(nowUs);
     const std::optional<int64_t> t = clock.at(nowUs);
     return !paused_ && t && clock.serial() == serial_ && ptsUs < *t - kSkipLateUs;
@@ -181,8 +179,7 @@ void Session::setPaused(bool paused, Origin origin) {
   if (role_ == Role::Window && paused == paused_) return;
   paused_ = paused;
   if (audio_)
-    audio_->setPaused(paused, std::chrono::duration_cast<std::chrono::microseconds>(
-                                  std::chrono::steady_clock::now().time_since_epoch()).count());
+    audio_->setPaused(paused, steadyNowUs());
   pacer_.reanchor();  // resumed: the next frame shown restarts the clock
   notify(paused ? "paused" : "playing", origin);
 }

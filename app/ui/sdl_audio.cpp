@@ -1,18 +1,13 @@
 #include "app/ui/sdl_audio.h"
 
+#include "app/player/clock.h"
+
 #include <SDL.h>
 
-#include <chrono>
 #include <stdexcept>
 
 namespace vp {
 namespace {
-
-int64_t steadyUs() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // SDL's audio subsystem, initialised for as long as one device is open (SDL counts).
 class AudioSubsystem {
@@ -61,7 +56,7 @@ class SdlAudio final : public AudioOutput {
   static void callback(void* self, Uint8* stream, int bytes) {
     auto* a = static_cast<SdlAudio*>(self);
     const int frames = bytes / int(sizeof(float)) / std::max<int>(1, a->have_.channels);
-    if (a->renderer_) a->renderer_->render(reinterpret_cast<float*>(stream), frames, steadyUs());
+    if (a->renderer_) a->renderer_->render(reinterpret_cast<float*>(stream), frames, steadyNowUs());
     else SDL_memset(stream, 0, size_t(bytes));
   }
 

@@ -104,7 +104,7 @@ for ((i = 0; i < n; i++)); do
     eos) ((RANDOM % 2)) && { echo quit >&3; how="eos+quit"; } ;;
     key)
       win=$(timeout 10 xdotool search --sync --pid "$pid" --name "^vidproc" 2>/dev/null | head -n 1)
-      [[ -n "$win" ]] && xdotool key --window "$win" q ;;
+      [[ -n "$win" ]] && xdotool key --window "$win" q 2>/dev/null || true ;;  # closed before the key release: fine
   esac
   code=timeout
   for _ in $(seq $((timeout_s * 20))); do

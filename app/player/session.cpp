@@ -151,7 +151,10 @@ void Session::apply(const Command& c, Origin origin) {
     case Verb::Volume:
     case Verb::Mute:
     case Verb::AudioDelay: applyAudio(c, origin); break;
-    case Verb::Quit: quit_ = true; break;
+    case Verb::Quit:
+      spdlog::debug("quit ({})", c.text);
+      quit_ = true;
+      break;
     default: break;
   }
 }

@@ -159,6 +159,7 @@ std::vector<Command> Window::pollEvents() {
     ImGui_ImplSDL2_ProcessEvent(&e);  // always: ImGui tracks focus, mouse and modifiers
     switch (e.type) {
       case SDL_QUIT:  // last window closed, or SIGINT/SIGTERM
+        spdlog::debug("window: SDL_QUIT");
         commands.push_back(impl_->quit);
         break;
       case SDL_KEYDOWN: {

@@ -330,15 +330,23 @@ void FfmpegSource::applyPendingSeek() {
 
 void FfmpegSource::restartLoop() {
   loopOffsetUs_ = endUs_;  // the next pass continues where this one ended
+  spdlog::debug("'{}': loop: the next pass starts at {:.6f} s", options_.url, double(endUs_) * 1e-6);
   seekFile(0);
   nextPtsUs_ = endUs_;
 }
 
 // Seeks to the keyframe at or before `targetUs` (file time) and resets the decoder.
+// The start of a transport stream is sought by byte: MPEG-TS has no index, and its
+// timestamp search lands on the first packet whose DTS reaches the target, which with
+// B-frames (DTS before PTS) is past the opening keyframe; an HEVC decoder then skips
+// to the next keyframe, and a loop's passes differ.
 void FfmpegSource::seekFile(int64_t targetUs) {
   const AVStream* st = fmt_->streams[stream_];
   const int64_t ts = av_rescale_q(targetUs, av::kMicros, st->time_base) + (haveOrigin_ ? originTs_ : 0);
-  int r = avformat_seek_file(fmt_.get(), stream_, INT64_MIN, ts, ts, 0);
+  const int flags = fmt_->iformat->flags;
+  const bool byBytes = targetUs <= 0 && (flags & AVFMT_TS_DISCONT) && !(flags & AVFMT_NO_BYTE_SEEK);
+  int r = byBytes ? avformat_seek_file(fmt_.get(), -1, INT64_MIN, 0, 0, AVSEEK_FLAG_BYTE) : -1;
+  if (r < 0) r = avformat_seek_file(fmt_.get(), stream_, INT64_MIN, ts, ts, 0);
   if (r < 0) r = av_seek_frame(fmt_.get(), stream_, ts, AVSEEK_FLAG_BACKWARD | AVSEEK_FLAG_ANY);
   if (r < 0) spdlog::warn("'{}': seek to {:.3f} s failed: {}", options_.url, targetUs / 1e6, av::errorText(r));
   avcodec_flush_buffers(dec_.get());

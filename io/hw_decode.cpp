@@ -52,7 +52,8 @@ void HwDecode::attach(AVCodecContext* dec, LogTap& tap, int extraFrames) {
 }
 
 AVPixelFormat HwDecode::getFormat(AVCodecContext* c, const AVPixelFormat* formats) {
-  auto* self = static_cast<HwDecode*>(static_cast<LogTap*>(c->opaque)->hw);
+  auto* tap = static_cast<LogTap*>(c->opaque);
+  auto* self = static_cast<HwDecode*>(tap->hw);
   bool offered = false;
   for (const AVPixelFormat* p = formats; *p != AV_PIX_FMT_NONE; ++p) offered |= *p == AV_PIX_FMT_CUDA;
   const AVPixFmtDescriptor* sw = av_pix_fmt_desc_get(c->sw_pix_fmt);
@@ -63,8 +64,13 @@ AVPixelFormat HwDecode::getFormat(AVCodecContext* c, const AVPixelFormat* format
                            std::to_string(c->coded_height);
   if (offered && sw && sw->comp[0].depth <= 10) {
     self->state_ = State::Hardware;
+    self->errorsAtChoice_ = tap->errors.load();
+    self->framesAtChoice_ = c->frame_number;
     return AV_PIX_FMT_CUDA;
   }
+  if (!offered && self->errorsAtChoice_ >= 0 && c->frame_number == self->framesAtChoice_)
+    tap->errors = self->errorsAtChoice_;  // logged by the failed hwaccel init, not by the stream
+  self->errorsAtChoice_ = -1;
   if (self->state_.load() != State::Software)
     self->reason_ = offered ? "NVDEC output deeper than 10 bits is not used (" + what + ")"
                             : "NVDEC cannot decode this stream (" + what + ")";

@@ -16,7 +16,9 @@
 // format is 8- or 10-bit; when FFmpeg's hwaccel init fails (unsupported profile,
 // size, no NVDEC engine) it calls get_format again without CUDA, and the decoder goes
 // on in software. state() and fallbackReason() tell the source, which logs the one
-// notice (or, for --hwdec nvdec, fails).
+// notice (or, for --hwdec nvdec, fails). The errors FFmpeg logs for that failed init
+// ("Failed setup for format cuda", the hwaccel's own reason) say nothing about the
+// stream: they are taken off the tap's count, which counts decode errors.
 #pragma once
 
 #include "gpu/color/pixel_format.h"
@@ -66,6 +68,10 @@ class HwDecode {
   AVBufferRef* deviceRef_ = nullptr;  // the AVHWDeviceContext (CUDA)
   std::atomic<State> state_{State::Pending};  // written by get_format (FFmpeg calls it on the decode thread)
   std::string reason_;                // why the decoder went to software
+  // The tap's error count and the decoder's frame count when get_format last chose
+  // CUDA: a call without CUDA before another frame is that choice's failed init.
+  int64_t errorsAtChoice_ = -1;
+  int64_t framesAtChoice_ = -1;
 };
 
 }  // namespace vp::av

@@ -59,22 +59,39 @@ std::string readAll(const std::string& path) {
   return ss.str();
 }
 
-// Which decoded frames of two outputs differ (for failure messages).
+// Which decoded frames of two outputs differ, and how (for failure messages): each
+// differing frame as "index: pts a/b, size a/b, pixels same|differ".
 std::string describeDifference(const std::string& a, const std::string& b) {
   const test::DecodedClip x = test::decodeAll(a), y = test::decodeAll(b);
   std::ostringstream os;
   os << x.frames.size() << " vs " << y.frames.size() << " frames";
-  int differing = 0, first = -1;
+  int differing = 0;
+  std::ostringstream each;
   for (size_t i = 0; i < std::min(x.frames.size(), y.frames.size()); ++i) {
-    const bool same = x.frames[i].data == y.frames[i].data && x.frames[i].info.ptsUs == y.frames[i].info.ptsUs;
-    if (!same && first < 0) first = int(i);
-    differing += !same;
+    const auto& p = x.frames[i];
+    const auto& q = y.frames[i];
+    const bool pixels = p.data == q.data;
+    if (pixels && p.info.ptsUs == q.info.ptsUs) continue;
+    ++differing;
+    each << "\n  " << i << ": pts " << p.info.ptsUs << "/" << q.info.ptsUs << ", " << p.info.layout.width << "x"
+         << p.info.layout.height << "/" << q.info.layout.width << "x" << q.info.layout.height << ", pixels "
+         << (pixels ? "same" : "differ");
   }
-  os << ", " << differing << " differ, first " << first;
-  if (first >= 0)
-    os << " (pts " << x.frames[size_t(first)].info.ptsUs << " / " << y.frames[size_t(first)].info.ptsUs << ", "
-       << x.frames[size_t(first)].info.layout.width << "x" << x.frames[size_t(first)].info.layout.height << ")";
+  os << ", " << differing << " differ:" << each.str();
   return os.str();
+}
+
+// The lines of `text` that contain any of `words`.
+std::string linesWith(const std::string& text, std::initializer_list<const char*> words) {
+  std::istringstream in(text);
+  std::string line, out;
+  while (std::getline(in, line))
+    for (const char* w : words)
+      if (line.find(w) != std::string::npos) {
+        out += "\n  " + line;
+        break;
+      }
+  return out;
 }
 
 struct ClipCase {
@@ -135,11 +152,19 @@ TEST_P(E2ENvdec, LosslessOutputEqualsSoftwareDecodingByteForByte) {
     EXPECT_GT(a.size(), 1000u);
     if (a == b) continue;
     ADD_FAILURE() << "outputs differ: " << a.size() << " vs " << b.size() << " bytes; " << describeDifference(files[0], files[1]);
-    // Tell a decode difference from a pipeline that differs between runs anyway.
+    // Tell a decode difference from a pipeline that differs between runs anyway, and
+    // show what each path's decoder said about passes, seeks and surfaces.
     const std::string again = dir.file(std::string(m.name) + "_sw2.nut");
     runVidproc(quote(in) + " " + m.args + " --hwdec no --codec ffv1 -o " + quote(again), dir.file("again.err"));
     ADD_FAILURE() << "a second software run " << (readAll(again) == a ? "equals" : "differs from") << " the first: "
                   << describeDifference(files[0], again);
+    for (int hw = 0; hw < 2; ++hw) {
+      const RunResult r = runVidproc(quote(in) + " " + m.args + " --hwdec " + (hw ? "nvdec" : "no") +
+                                         " --log-level debug --codec ffv1 -o " + quote(dir.file("debug.nut")),
+                                     dir.file("debug.err"));
+      ADD_FAILURE() << (hw ? "nvdec" : "software") << " run's log:"
+                    << linesWith(r.output, {"loop", "seek", "slots configured", "decod", "opened"});
+    }
   }
 }
 
@@ -148,6 +173,7 @@ INSTANTIATE_TEST_SUITE_P(Clips, E2ENvdec,
                                            ClipCase{"hevc_8bit", "libx265", "yuv420p", "mkv", -1},
                                            ClipCase{"hevc_10bit", "libx265", "yuv420p10le", "mkv", -1},
                                            ClipCase{"h264_size_change", "libx264", "yuv420p", "ts", 6},
+                                           ClipCase{"hevc_8bit_size_change", "libx265", "yuv420p", "ts", 6},
                                            ClipCase{"hevc_10bit_size_change", "libx265", "yuv420p10le", "ts", 6}),
                          [](const ::testing::TestParamInfo<ClipCase>& i) { return std::string(i.param.name); });
 

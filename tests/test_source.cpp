@@ -258,6 +258,40 @@ TEST(Source, LoopKeepsPtsIncreasing) {
   }
 }
 
+// Every pass of a loop gives the same frames at evenly spaced times, across a size
+// change and after the decoder was drained at the end of each pass, with frame threads
+// and with one decoder thread (the configuration of the hardware decoder).
+TEST(Source, LoopAcrossASizeChangeRepeatsEachPass) {
+  test::Watchdog dog(120, "loop across a size change");
+  test::TempDir dir;
+  for (const char* codec : {"libx264", "libx265"}) {
+    ClipSpec spec;
+    spec.codec = codec;
+    spec.pixFmt = "yuv420p10le";
+    spec.width = 66;
+    spec.height = 38;
+    spec.frames = 8;
+    spec.changeAt = 4;
+    spec.changedWidth = 34;
+    spec.changedHeight = 22;
+    const std::string path = test::makeClip(dir.file(std::string(codec) + ".ts"), spec);
+    for (int threads : {0, 1}) {
+      SCOPED_TRACE(std::string(codec) + ", decoder threads " + std::to_string(threads));
+      SourceOptions o = file(path);
+      o.loop = true;
+      o.decoderThreads = threads;
+      const DecodedClip d = test::decodeAll(o, true, 20);
+      ASSERT_EQ(d.frames.size(), 20u);
+      for (size_t i = 0; i < d.frames.size(); ++i) {
+        const FrameInfo& f = d.frames[i].info;
+        EXPECT_NEAR(double(f.ptsUs), double(ptsOf(int(i), spec.fps)), 1.0) << "frame " << i;
+        EXPECT_EQ(f.layout.width, i % 8 < 4 ? 66 : 34) << "frame " << i;
+        EXPECT_TRUE(d.frames[i].data == d.frames[i % 8].data) << "frame " << i;
+      }
+    }
+  }
+}
+
 // Reads frames until one of the source's current serial arrives (stale ones are dropped).
 const HostFrame* firstFresh(FrameQueue& q, const Source& src) {
   for (;;) {

@@ -1,7 +1,10 @@
 // Makes a test clip with the project's own encoder (tests/support/clips.h), so the
 // GPU machine, which has no FFmpeg tools, can make the clips its benchmarks decode.
 //   vp_make_clip OUT.mp4 WIDTH HEIGHT FRAMES [CODEC=libx264] [PIXFMT=yuv420p] [FPS=30] [ROTATION=0]
+//                [CHANGE_AT WxH]
 // ROTATION: clockwise degrees a player turns the picture (a display matrix; .mp4/.mov).
+// CHANGE_AT WxH: frames from index CHANGE_AT on have size WxH (the encoder is reopened:
+// use a .ts output for H.264 / HEVC).
 #include "support/clips.h"
 
 #include <cstdio>
@@ -11,7 +14,8 @@
 int main(int argc, char** argv) {
   if (argc < 5) {
     std::fprintf(stderr,
-                 "usage: %s OUT WIDTH HEIGHT FRAMES [CODEC=libx264] [PIXFMT=yuv420p] [FPS=30] [ROTATION=0]\n",
+                 "usage: %s OUT WIDTH HEIGHT FRAMES [CODEC=libx264] [PIXFMT=yuv420p] [FPS=30] [ROTATION=0] "
+                 "[CHANGE_AT WxH]\n",
                  argv[0]);
     return 2;
   }
@@ -23,6 +27,13 @@ int main(int argc, char** argv) {
   spec.pixFmt = argc > 6 ? argv[6] : "yuv420p";
   spec.fps = argc > 7 ? std::atoi(argv[7]) : 30;
   spec.rotation = argc > 8 ? std::atoi(argv[8]) : 0;
+  if (argc > 10) {
+    spec.changeAt = std::atoi(argv[9]);
+    if (std::sscanf(argv[10], "%dx%d", &spec.changedWidth, &spec.changedHeight) != 2) {
+      std::fprintf(stderr, "vp_make_clip: size '%s' is not WxH\n", argv[10]);
+      return 2;
+    }
+  }
   spec.preset = "veryfast";
   spec.crf = 20;
   try {

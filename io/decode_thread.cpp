@@ -48,6 +48,13 @@ void FfmpegSource::decodeLoop() {
   int consecutiveErrors = 0;
   while (!abort_) {
     applyPendingSeek();
+    if (reseekUs_ >= 0) {
+      tap_.errors = tapErrorsAtLanding_;  // from decoding without the frames referred to
+      decodeErrors_ = decodeErrorsAtLanding_;
+      const int64_t from = std::exchange(reseekUs_, -1);
+      seekFile(from);
+      startLanding(from);
+    }
     const int r = av_read_frame(fmt_.get(), packet.get());
     if (r == AVERROR(EAGAIN)) {  // a non-blocking device with nothing yet
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -59,7 +66,7 @@ void FfmpegSource::decodeLoop() {
       if (device_ && !fatalError().empty()) return;  // readFailed ended a live input
       decodePacket(nullptr);  // drain the decoder
       if (abort_) return;
-      if (seekPending_) continue;
+      if (seekPending_ || reseekUs_ >= 0) continue;
       if (options_.loop && info_.seekable && framesThisPass_ > 0) {
         restartLoop();
         continue;
@@ -180,7 +187,7 @@ void FfmpegSource::receiveFrames() {
 }
 
 void FfmpegSource::emitFrame(const AVFrame& f) {
-  if (seekPending_) return;  // decoded before the seek: stale
+  if (seekPending_ || reseekUs_ >= 0) return;  // decoded before the seek: stale
   const AVStream* st = fmt_->streams[stream_];
   int64_t ts = f.best_effort_timestamp != AV_NOPTS_VALUE ? f.best_effort_timestamp : f.pts;
   int64_t durationUs = 0;
@@ -196,6 +203,7 @@ void FfmpegSource::emitFrame(const AVFrame& f) {
     }
     ptsUs = av_rescale_q(ts - originTs_, st->time_base, av::kMicros) + loopOffsetUs_;
   }
+  if (badLanding(f, ptsUs, durationUs)) return;
   if (skipBeforeUs_ >= 0) {  // accurate seek: decode up to the target, show from there
     if (ptsUs + durationUs / 2 < skipBeforeUs_) return;
     skipBeforeUs_ = -1;
@@ -324,8 +332,33 @@ void FfmpegSource::applyPendingSeek() {
   seekFile(target);
   loopOffsetUs_ = 0;
   skipBeforeUs_ = target;
+  reseekUs_ = -1;
+  startLanding(target);
   nextPtsUs_ = endUs_ = target;
   queue_->flush();  // frames pushed between the request and now
+}
+
+void FfmpegSource::startLanding(int64_t fromUs) {
+  landingFromUs_ = fromUs;
+  tapErrorsAtLanding_ = tap_.errors;
+  decodeErrorsAtLanding_ = decodeErrors_;
+}
+
+// The first frame after a seek: true (and a new seek planned) when it shows that the
+// demuxer missed the keyframe before the target (MPEG-TS searches by DTS, without an
+// index): the frame is past the target, or decoding it reported errors and it is no
+// keyframe (references missing). The next seek starts twice as far back, down to the start.
+bool FfmpegSource::badLanding(const AVFrame& f, int64_t ptsUs, int64_t durationUs) {
+  if (landingFromUs_ < 0 || skipBeforeUs_ < 0) return false;
+  const int64_t from = std::exchange(landingFromUs_, -1);
+  const bool late = ptsUs - durationUs / 2 > skipBeforeUs_;
+  const bool broken = !f.key_frame && (tap_.errors > tapErrorsAtLanding_ || decodeErrors_ > decodeErrorsAtLanding_);
+  if (from <= 0 || !(late || broken)) return false;
+  reseekUs_ = std::max<int64_t>(0, skipBeforeUs_ - 2 * std::max<int64_t>(skipBeforeUs_ - from, 500'000));
+  spdlog::debug("'{}': seek to {:.3f} s landed {} at {:.3f} s; again from {:.3f} s", options_.url,
+                double(skipBeforeUs_) * 1e-6, late ? "past it" : "mid-GOP", double(ptsUs) * 1e-6,
+                double(reseekUs_) * 1e-6);
+  return true;
 }
 
 void FfmpegSource::restartLoop() {

@@ -68,6 +68,8 @@ class FfmpegSource final : public Source {
   void applyPendingSeek();
   void restartLoop();
   void seekFile(int64_t targetUs);
+  void startLanding(int64_t fromUs);
+  bool badLanding(const AVFrame& f, int64_t ptsUs, int64_t durationUs);
   void countFrame();
   void setFatal(const std::string& reason);
 
@@ -116,6 +118,12 @@ class FfmpegSource final : public Source {
   int64_t endUs_ = 0;               // end of the latest frame (pts + duration), microseconds
   int64_t nextPtsUs_ = 0;           // predicted pts for frames without a timestamp
   int64_t skipBeforeUs_ = -1;       // after a seek: frames ending before it are skipped (-1: none)
+  // A seek went to landingFromUs_: its first frame must not be past the target nor be
+  // decoded with errors without being a keyframe (landed mid-GOP); else seek again from
+  // reseekUs_. The errors counted before the seek are restored then.
+  int64_t landingFromUs_ = -1;
+  int64_t reseekUs_ = -1;
+  int64_t tapErrorsAtLanding_ = 0, decodeErrorsAtLanding_ = 0;
   int64_t index_ = 0;               // decode order index
   int64_t framesThisPass_ = 0;      // frames since the last (re)start, to stop empty loops
   bool decodedAny_ = false;         // the decoder has produced a frame (shown or skipped)

@@ -1,8 +1,8 @@
 // Odd inputs that must work end to end through the real vidproc binary (CPU
 // backend unless VP_E2E_BACKEND says otherwise): tiny and odd sizes, 10-bit,
 // gray, 4:4:4, packed and RGB layouts, full-range MJPEG, rotated clips (shown
-// upright) and 8K. Each output is lossless (ffv1) and equals the CPU twin of the
-// processing applied to the source's own decoded frames, frame for frame.
+// upright), 8K and HDR (BT.2020 / PQ). Each output is lossless (ffv1) and equals the
+// CPU twin of the processing applied to the source's own decoded frames, frame for frame.
 #include "gpu/blur/box_blur.h"
 #include "gpu/color/color_convert.h"
 #include "support/clips.h"
@@ -10,6 +10,10 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+extern "C" {
+#include <libavutil/pixfmt.h>
+}
 
 #include <cstdlib>
 #include <fstream>
@@ -145,6 +149,47 @@ TEST(OddInputsOptions, NoAutorotateKeepsTheStoredPicture) {
   ASSERT_EQ(dst.frames.size(), 2u);
   EXPECT_EQ(dst.frames[0].info.layout.width, 34);
   EXPECT_EQ(dst.frames[0].info.layout.height, 18);
+}
+
+// HDR camera footage: HEVC Main10 tagged BT.2020 / PQ. vidproc reads the BT.2020 matrix,
+// says once that HDR is shown without tone mapping (log and stats), and its output equals
+// the CPU twin's BT.2020 conversion of the decoded 10-bit frames.
+TEST(HdrInputs, Bt2020PqIsNamedAndConvertedWithItsMatrix) {
+  test::TempDir dir;
+  test::ClipSpec spec;
+  spec.codec = "libx265";
+  spec.pixFmt = "yuv420p10le";
+  spec.width = 66;
+  spec.height = 38;
+  spec.frames = 3;
+  spec.colorspace = AVCOL_SPC_BT2020_NCL;
+  spec.colorTrc = AVCOL_TRC_SMPTE2084;
+  spec.colorPrimaries = AVCOL_PRI_BT2020;
+  const std::string in = test::makeClip(dir.file("hdr.mkv"), spec);
+  const std::string out = dir.file("out.mkv"), json = dir.file("stats.json");
+  const test::ProgramRun r = test::runProgram(vidproc(),
+                                              {"--headless", "--no-progress", "--backend", backend(), in, "--mode",
+                                               "none", "--codec", "ffv1", "-o", out, "--stats-json", json},
+                                              dir.path(), 120);
+  ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
+  size_t notices = 0;  // the log's warning, once (the summary names it again)
+  for (size_t at = r.out.find("HDR video (PQ)"); at != std::string::npos; at = r.out.find("HDR video (PQ)", at + 1))
+    ++notices;
+  EXPECT_EQ(notices, 1u) << r.out;
+  std::ifstream f(json);
+  const nlohmann::json stats = nlohmann::json::parse(f);
+  EXPECT_EQ(stats["decode"]["matrix"], "bt2020nc");
+  EXPECT_EQ(stats["decode"]["hdr"], "PQ (smpte2084), shown without tone mapping");
+
+  const test::DecodedClip src = test::decodeAll(in), dst = test::decodeAll(out);
+  ASSERT_EQ(src.frames.size(), 3u);
+  ASSERT_EQ(dst.frames.size(), 3u);
+  for (size_t i = 0; i < src.frames.size(); ++i) {
+    SCOPED_TRACE("frame " + std::to_string(i));
+    EXPECT_EQ(src.frames[i].info.layout.format, PixelFormat::Yuv420p10);
+    EXPECT_EQ(src.frames[i].info.color.matrix, ColorMatrix::Bt2020);
+    EXPECT_TRUE(sameRgb(rgbaOf(dst.frames[i]), rgbaOf(src.frames[i])));
+  }
 }
 
 }  // namespace

@@ -116,8 +116,10 @@ av::CodecPtr openVideoEncoder(const ClipSpec& spec, AVPixelFormat fmt, int w, in
   if (!(d->flags & AV_PIX_FMT_FLAG_RGB)) {
     const bool full = d->nb_components <= 2 || std::string(d->name).rfind("yuvj", 0) == 0;  // gray, yuvj
     c->color_range = full ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG;
-    c->colorspace = AVCOL_SPC_SMPTE170M;
+    c->colorspace = spec.colorspace >= 0 ? AVColorSpace(spec.colorspace) : AVCOL_SPC_SMPTE170M;
   }
+  if (spec.colorTrc >= 0) c->color_trc = AVColorTransferCharacteristic(spec.colorTrc);
+  if (spec.colorPrimaries >= 0) c->color_primaries = AVColorPrimaries(spec.colorPrimaries);
   if (globalHeader) c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
   if (spec.codec == "ffv1") {
     c->level = 3;  // FFV1 version 3: slice CRCs, so damage is detected

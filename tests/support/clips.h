@@ -62,6 +62,12 @@ struct ClipSpec {
   std::string preset = "ultrafast"; // libx264 / libx265 preset (x264 ultrafast: no B-frames)
   int rotation = 0;                 // clockwise degrees a player turns the picture: a display
                                     // matrix on the stream (.mp4/.mov keep it)
+  // Colour tags written into the stream (libavutil's AVColorSpace, AVColorTransferCharacteristic,
+  // AVColorPrimaries values; -1: BT.601 matrix, the rest unspecified). The pictures are
+  // still made with BT.601: the tags say how a player is to read them.
+  int colorspace = -1;
+  int colorTrc = -1;
+  int colorPrimaries = -1;
 };
 
 // Size of frame i (the changed size from changeAt on).

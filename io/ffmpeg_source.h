@@ -68,6 +68,7 @@ class FfmpegSource final : public Source {
   void applyPendingSeek();
   void restartLoop();
   void seekFile(int64_t targetUs);
+  void reseek();
   void startLanding(int64_t fromUs);
   bool badLanding(const AVFrame& f, int64_t ptsUs, int64_t durationUs);
   void countFrame();
@@ -118,11 +119,14 @@ class FfmpegSource final : public Source {
   int64_t endUs_ = 0;               // end of the latest frame (pts + duration), microseconds
   int64_t nextPtsUs_ = 0;           // predicted pts for frames without a timestamp
   int64_t skipBeforeUs_ = -1;       // after a seek: frames ending before it are skipped (-1: none)
-  // A seek went to landingFromUs_: its first frame must not be past the target nor be
-  // decoded with errors without being a keyframe (landed mid-GOP); else seek again from
-  // reseekUs_. The errors counted before the seek are restored then.
+  // A seek went to landingFromUs_ (source_seek.cpp): its first frame must not be past the
+  // target, and a keyframe must come before the target unless nothing reported errors
+  // (else it landed mid-GOP); if not, seek again from reseekUs_. Errors of frames decoded
+  // without their references (before that keyframe, or before the new seek) are not counted.
   int64_t landingFromUs_ = -1;
   int64_t reseekUs_ = -1;
+  bool landingFramed_ = false;  // a frame came since the landing
+  bool landingKeyed_ = false;   // a keyframe came since the landing
   int64_t tapErrorsAtLanding_ = 0, decodeErrorsAtLanding_ = 0;
   int64_t index_ = 0;               // decode order index
   int64_t framesThisPass_ = 0;      // frames since the last (re)start, to stop empty loops

@@ -182,13 +182,7 @@ INSTANTIATE_TEST_SUITE_P(Clips, E2ENvdec,
 TEST(E2ENvdecFallback, UnsupportedProfileIsOneLineErrorOrOneNotice) {
   VP_REQUIRE_GPU();
   test::TempDir dir;
-  test::ClipSpec spec;
-  spec.codec = "libx264";
-  spec.pixFmt = "yuv444p";
-  spec.width = 96;
-  spec.height = 64;
-  spec.frames = 6;
-  const std::string in = test::makeClip(dir.file("high444.mp4"), spec);
+  const std::string in = test::makeClip(dir.file("high444.mp4"), test::high444Spec());
   const RunResult required = runVidproc(quote(in) + " --hwdec nvdec --log-level error", dir.file("a.err"));
   EXPECT_EQ(required.exitCode, 1) << required.output;
   EXPECT_NE(required.err.find("--hwdec nvdec: NVDEC cannot decode this stream"), std::string::npos) << required.err;

@@ -147,13 +147,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(HwDecode, High444FallsBackToSoftwareOrFailsWhenRequired) {
   VP_REQUIRE_GPU();
   test::TempDir dir;
-  test::ClipSpec spec;
-  spec.codec = "libx264";
-  spec.pixFmt = "yuv444p";
-  spec.width = 96;
-  spec.height = 64;
-  spec.frames = 6;
-  const std::string path = test::makeClip(dir.file("high444.mp4"), spec);
+  const std::string path = test::makeClip(dir.file("high444.mp4"), test::high444Spec());
   const Decoded sw = decode(path, HwDecodeMode::No), autoHw = decode(path, HwDecodeMode::Auto);
   EXPECT_TRUE(autoHw.fatal.empty()) << autoHw.fatal;
   expectSame(autoHw, sw);
@@ -165,6 +159,23 @@ TEST(HwDecode, High444FallsBackToSoftwareOrFailsWhenRequired) {
   EXPECT_EQ(required.fatal.find('\n'), std::string::npos);
 }
 
+// `path` (3 frames): --hwdec nvdec fails at open with `why`; auto decodes it all in software.
+void expectRequiredFailsAutoIsSoftware(const std::string& path, const std::string& why) {
+  SourceOptions o;
+  o.url = path;
+  o.hwdec = HwDecodeMode::Nvdec;
+  try {
+    openSource(o);
+    ADD_FAILURE() << "opened";
+  } catch (const SourceError& e) {
+    EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+  }
+  o.hwdec = HwDecodeMode::Auto;
+  const test::DecodedClip d = test::decodeAll(o);
+  EXPECT_EQ(d.frames.size(), 3u);
+  EXPECT_EQ(d.info.decodePath, "software");
+}
+
 // A codec without an nvdec hwaccel: --hwdec nvdec is refused at open (no GPU needed to
 // know), auto decodes in software.
 TEST(HwDecode, CodecWithoutNvdecIsRefusedWhenRequired) {
@@ -172,19 +183,7 @@ TEST(HwDecode, CodecWithoutNvdecIsRefusedWhenRequired) {
   test::ClipSpec spec;
   spec.frames = 3;
   const std::string path = test::makeClip(dir.file("lossless.mkv"), spec);  // ffv1
-  SourceOptions o;
-  o.url = path;
-  o.hwdec = HwDecodeMode::Nvdec;
-  try {
-    openSource(o);
-    FAIL() << "opened";
-  } catch (const SourceError& e) {
-    EXPECT_NE(std::string(e.what()).find("--hwdec nvdec: NVDEC does not decode ffv1"), std::string::npos) << e.what();
-  }
-  o.hwdec = HwDecodeMode::Auto;
-  const test::DecodedClip d = test::decodeAll(o);
-  EXPECT_EQ(d.frames.size(), 3u);
-  EXPECT_EQ(d.info.decodePath, "software");
+  expectRequiredFailsAutoIsSoftware(path, "--hwdec nvdec: NVDEC does not decode ffv1");
 }
 
 // Without a CUDA device, --hwdec nvdec on a codec NVDEC takes is a clear error and auto
@@ -196,19 +195,7 @@ TEST(HwDecode, NoDeviceMeansSoftwareOrAnError) {
   spec.codec = "libx264";
   spec.frames = 3;
   const std::string path = test::makeClip(dir.file("h264.mp4"), spec);
-  SourceOptions o;
-  o.url = path;
-  o.hwdec = HwDecodeMode::Nvdec;
-  try {
-    openSource(o);
-    FAIL() << "opened";
-  } catch (const SourceError& e) {
-    EXPECT_NE(std::string(e.what()).find("--hwdec nvdec: no hardware decoder"), std::string::npos) << e.what();
-  }
-  o.hwdec = HwDecodeMode::Auto;
-  const test::DecodedClip d = test::decodeAll(o);
-  EXPECT_EQ(d.frames.size(), 3u);
-  EXPECT_EQ(d.info.decodePath, "software");
+  expectRequiredFailsAutoIsSoftware(path, "--hwdec nvdec: no hardware decoder");
 }
 
 }  // namespace

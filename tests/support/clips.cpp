@@ -193,6 +193,16 @@ std::vector<uint8_t> clipFrameRaw(const ClipSpec& spec, int i, const std::string
   return out;
 }
 
+ClipSpec high444Spec() {
+  ClipSpec spec;
+  spec.codec = "libx264";
+  spec.pixFmt = "yuv444p";
+  spec.width = 96;
+  spec.height = 64;
+  spec.frames = 6;
+  return spec;
+}
+
 std::string makeClip(const std::string& path, const ClipSpec& spec) {
   av::initLibav();
   OutputPtr oc = openOutput(path);

@@ -70,6 +70,9 @@ struct ClipSpec {
   int colorPrimaries = -1;
 };
 
+// H.264 High 4:4:4 Predictive, 96x64, 6 frames: a profile NVDEC does not decode.
+ClipSpec high444Spec();
+
 // Size of frame i (the changed size from changeAt on).
 void clipFrameSize(const ClipSpec& spec, int i, int& width, int& height);
 // The RGBA picture of frame i: makeNatural at the frame's size, phase moving with i.

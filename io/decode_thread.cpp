@@ -48,7 +48,6 @@ void FfmpegSource::decodeLoop() {
   int consecutiveErrors = 0;
   while (!abort_) {
     applyPendingSeek();
-    if (reseekUs_ >= 0) reseek();
     const int r = av_read_frame(fmt_.get(), packet.get());
     if (r == AVERROR(EAGAIN)) {  // a non-blocking device with nothing yet
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -58,9 +57,13 @@ void FfmpegSource::decodeLoop() {
       if (abort_) return;
       if (r != AVERROR_EOF && !readFailed(r, consecutiveErrors)) continue;
       if (device_ && !fatalError().empty()) return;  // readFailed ended a live input
+      if (landing_.reseekAtEnd()) {  // a seek landed past the last keyframe before its target
+        reseek();
+        continue;
+      }
       decodePacket(nullptr);  // drain the decoder
       if (abort_) return;
-      if (seekPending_ || reseekUs_ >= 0) continue;
+      if (seekPending_) continue;
       if (options_.loop && info_.seekable && framesThisPass_ > 0) {
         restartLoop();
         continue;
@@ -77,8 +80,8 @@ void FfmpegSource::decodeLoop() {
       continue;
     }
     consecutiveErrors = 0;
-    if (packet->stream_index == stream_) decodePacket(packet.get());
-    else if (packet->stream_index == audio_.index) passAudio(*packet);
+    if (packet->stream_index == stream_) readVideo(*packet);
+    else if (packet->stream_index == audio_.index) readAudio(*packet);
     av_packet_unref(packet.get());
   }
 }
@@ -181,7 +184,7 @@ void FfmpegSource::receiveFrames() {
 }
 
 void FfmpegSource::emitFrame(const AVFrame& f) {
-  if (seekPending_ || reseekUs_ >= 0) return;  // decoded before the seek: stale
+  if (seekPending_) return;  // decoded before the seek: stale
   const AVStream* st = fmt_->streams[stream_];
   int64_t ts = f.best_effort_timestamp != AV_NOPTS_VALUE ? f.best_effort_timestamp : f.pts;
   int64_t durationUs = 0;
@@ -197,7 +200,6 @@ void FfmpegSource::emitFrame(const AVFrame& f) {
     }
     ptsUs = av_rescale_q(ts - originTs_, st->time_base, av::kMicros) + loopOffsetUs_;
   }
-  if (badLanding(f, ptsUs, durationUs)) return;
   if (skipBeforeUs_ >= 0) {  // accurate seek: decode up to the target, show from there
     if (ptsUs + durationUs / 2 < skipBeforeUs_) return;
     skipBeforeUs_ = -1;

@@ -11,6 +11,7 @@
 #include "io/hw_decode.h"
 #include "io/memory_input.h"
 #include "io/pixel_format_map.h"
+#include "io/seek_landing.h"
 #include "io/source.h"
 
 #include <atomic>
@@ -19,6 +20,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace vp {
 
@@ -68,9 +70,9 @@ class FfmpegSource final : public Source {
   void applyPendingSeek();
   void restartLoop();
   void seekFile(int64_t targetUs);
+  void readVideo(const AVPacket& packet);
+  void readAudio(const AVPacket& packet);
   void reseek();
-  void startLanding(int64_t fromUs);
-  bool badLanding(const AVFrame& f, int64_t ptsUs, int64_t durationUs);
   void countFrame();
   void setFatal(const std::string& reason);
 
@@ -119,15 +121,8 @@ class FfmpegSource final : public Source {
   int64_t endUs_ = 0;               // end of the latest frame (pts + duration), microseconds
   int64_t nextPtsUs_ = 0;           // predicted pts for frames without a timestamp
   int64_t skipBeforeUs_ = -1;       // after a seek: frames ending before it are skipped (-1: none)
-  // A seek went to landingFromUs_ (source_seek.cpp): its first frame must not be past the
-  // target, and a keyframe must come before the target unless nothing reported errors
-  // (else it landed mid-GOP); if not, seek again from reseekUs_. Errors of frames decoded
-  // without their references (before that keyframe, or before the new seek) are not counted.
-  int64_t landingFromUs_ = -1;
-  int64_t reseekUs_ = -1;
-  bool landingFramed_ = false;  // a frame came since the landing
-  bool landingKeyed_ = false;   // a keyframe came since the landing
-  int64_t tapErrorsAtLanding_ = 0, decodeErrorsAtLanding_ = 0;
+  SeekLanding landing_;              // after a seek in MPEG-TS: where it landed (seek_landing.h)
+  std::vector<av::PacketPtr> heldAudio_;  // audio read while landing: passed once it is good
   int64_t index_ = 0;               // decode order index
   int64_t framesThisPass_ = 0;      // frames since the last (re)start, to stop empty loops
   bool decodedAny_ = false;         // the decoder has produced a frame (shown or skipped)

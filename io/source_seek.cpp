@@ -1,12 +1,10 @@
-// Seeking in FfmpegSource's decode thread: user seeks (accurate: decode up to the
-// target, show from there), loop restarts, and the landing check that makes seeks in
-// containers without an index (MPEG-TS) land where they were asked to.
+// Seeking in FfmpegSource's decode thread: user seeks (accurate: decode from the
+// keyframe before the target, show from the target on), loop restarts, and the landing
+// check that makes seeks in containers without an index (MPEG-TS) start decoding at a
+// keyframe at or before the target (io/seek_landing.h).
 #include "io/ffmpeg_source.h"
 
 #include <spdlog/spdlog.h>
-
-#include <algorithm>
-#include <utility>
 
 namespace vp {
 
@@ -20,54 +18,55 @@ void FfmpegSource::applyPendingSeek() {
     seekPending_ = false;
   }
   seekFile(target);
+  heldAudio_.clear();
+  if (fmt_->iformat->flags & AVFMT_TS_DISCONT) landing_.start(target, target);
+  else landing_.stop();  // an indexed container seeks to a keyframe
   loopOffsetUs_ = 0;
   skipBeforeUs_ = target;
-  reseekUs_ = -1;
-  startLanding(target);
   nextPtsUs_ = endUs_ = target;
   queue_->flush();  // frames pushed between the request and now
 }
 
-// The landing was bad: the errors of what was decoded there are the seek's, not the stream's.
-void FfmpegSource::reseek() {
-  tap_.errors = tapErrorsAtLanding_;
-  decodeErrors_ = decodeErrorsAtLanding_;
-  const int64_t from = std::exchange(reseekUs_, -1);
-  seekFile(from);
-  startLanding(from);
-}
-
-void FfmpegSource::startLanding(int64_t fromUs) {
-  landingFromUs_ = fromUs;
-  landingFramed_ = landingKeyed_ = false;
-  tapErrorsAtLanding_ = tap_.errors;
-  decodeErrorsAtLanding_ = decodeErrors_;
-}
-
-// Each frame decoded after a seek until the one shown: true (and a new seek planned)
-// when the demuxer missed the keyframe before the target (MPEG-TS searches by DTS,
-// without an index): the first frame is past the target, or the frame to show comes
-// with no keyframe since the landing and with errors reported (references missing).
-// The next seek starts twice as far back, down to the start.
-bool FfmpegSource::badLanding(const AVFrame& f, int64_t ptsUs, int64_t durationUs) {
-  if (landingFromUs_ < 0 || skipBeforeUs_ < 0) return false;
-  const bool late = !landingFramed_ && ptsUs - durationUs / 2 > skipBeforeUs_;
-  landingFramed_ = true;
-  if (f.key_frame && !landingKeyed_) {
-    landingKeyed_ = true;  // frames before it were decoded without their references
-    tap_.errors = tapErrorsAtLanding_;
-    decodeErrors_ = decodeErrorsAtLanding_;
+// A video packet read from the input: decoded, unless a seek is still landing.
+void FfmpegSource::readVideo(const AVPacket& packet) {
+  if (landing_.active()) {
+    const AVStream* st = fmt_->streams[stream_];
+    const int64_t ts = packet.pts != AV_NOPTS_VALUE ? packet.pts : packet.dts;
+    if (ts == AV_NOPTS_VALUE) return;  // cannot be placed: not a landing
+    const int64_t ptsUs = av_rescale_q(ts - (haveOrigin_ ? originTs_ : 0), st->time_base, av::kMicros);
+    const int64_t durationUs = packet.duration > 0 ? av_rescale_q(packet.duration, st->time_base, av::kMicros)
+                                                   : int64_t(1e6 / std::max(info_.fps, 1.0));
+    switch (landing_.video(ptsUs, durationUs, packet.flags & AV_PKT_FLAG_KEY)) {
+      case SeekLanding::Verdict::Drop: return;
+      case SeekLanding::Verdict::Reseek: reseek(); return;
+      case SeekLanding::Verdict::Pass:
+        for (const av::PacketPtr& a : heldAudio_) passAudio(*a);
+        heldAudio_.clear();
+        break;
+    }
   }
-  if (!late && ptsUs + durationUs / 2 < skipBeforeUs_) return false;  // still before the target
-  const int64_t from = std::exchange(landingFromUs_, -1);
-  const bool broken =
-      !landingKeyed_ && (tap_.errors > tapErrorsAtLanding_ || decodeErrors_ > decodeErrorsAtLanding_);
-  if (from <= 0 || !(late || broken)) return false;
-  reseekUs_ = std::max<int64_t>(0, skipBeforeUs_ - 2 * std::max<int64_t>(skipBeforeUs_ - from, 500'000));
-  spdlog::debug("'{}': seek to {:.3f} s landed {} at {:.3f} s; again from {:.3f} s", options_.url,
-                double(skipBeforeUs_) * 1e-6, late ? "past it" : "mid-GOP", double(ptsUs) * 1e-6,
-                double(reseekUs_) * 1e-6);
-  return true;
+  decodePacket(&packet);
+}
+
+// An audio packet: passed on, or held while a seek is landing (a new seek reads it again).
+void FfmpegSource::readAudio(const AVPacket& packet) {
+  if (!landing_.active()) {
+    passAudio(packet);
+    return;
+  }
+  av::PacketPtr held(av_packet_clone(&packet));
+  if (!held) throw std::bad_alloc();
+  heldAudio_.push_back(std::move(held));
+}
+
+// The landing missed the keyframe before the target: seek again from further back.
+void FfmpegSource::reseek() {
+  const int64_t from = landing_.nextFromUs();
+  spdlog::debug("'{}': seek to {:.3f} s landed past the keyframe it needs; again from {:.3f} s", options_.url,
+                double(landing_.targetUs()) * 1e-6, double(from) * 1e-6);
+  seekFile(from);
+  heldAudio_.clear();
+  landing_.start(landing_.targetUs(), from);
 }
 
 void FfmpegSource::restartLoop() {
@@ -80,8 +79,7 @@ void FfmpegSource::restartLoop() {
 // Seeks to the keyframe at or before `targetUs` (file time) and resets the decoder.
 // The start of a transport stream is sought by byte: MPEG-TS has no index, and its
 // timestamp search lands on the first packet whose DTS reaches the target, which with
-// B-frames (DTS before PTS) is past the opening keyframe; an HEVC decoder then skips
-// to the next keyframe, and a loop's passes differ.
+// B-frames (DTS before PTS) is past the opening keyframe.
 void FfmpegSource::seekFile(int64_t targetUs) {
   const AVStream* st = fmt_->streams[stream_];
   const int64_t ts = av_rescale_q(targetUs, av::kMicros, st->time_base) + (haveOrigin_ ? originTs_ : 0);

@@ -38,11 +38,9 @@ void AudioPacketQueue::audioPacket(AudioPacket&& packet) {
   cond_.notify_all();
 }
 
-bool AudioPacketQueue::popBefore(int64_t untilUs, AudioPacket& out) {
+bool AudioPacketQueue::popIf(const std::function<bool(const AudioPacket&)>& take, AudioPacket& out) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (packets_.empty()) return false;
-  const int64_t t = audioPacketTimeUs(packets_.front());
-  if (t != INT64_MIN && t >= untilUs) return false;
+  if (packets_.empty() || !take(packets_.front())) return false;
   durationUs_ -= audioPacketDurationUs(packets_.front());
   out = std::move(packets_.front());
   packets_.pop_front();

@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -64,9 +65,8 @@ class AudioPacketSink {
 class AudioPacketQueue final : public AudioPacketSink {
  public:
   void audioPacket(AudioPacket&& packet) override;
-  // The oldest packet if its session time (pts, else dts) is before `untilUs`; false
-  // when empty or when the oldest is later.
-  bool popBefore(int64_t untilUs, AudioPacket& out);
+  // The oldest packet if `take` accepts it; false when empty or when it does not.
+  bool popIf(const std::function<bool(const AudioPacket&)>& take, AudioPacket& out);
   // The oldest packet, waiting up to `waitUs` (0: no wait); false if none or aborted.
   bool pop(AudioPacket& out, int64_t waitUs = 0);
   void flush();   // drops everything queued

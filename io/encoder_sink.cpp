@@ -58,7 +58,8 @@ struct Slot {
   size_t stride = 0;          // bytes between rows
   int width = 0;
   int height = 0;
-  int64_t ptsUs = 0;
+  int64_t ptsUs = 0;   // session time
+  uint32_t serial = 0;  // the source's seek serial
 
   void shape(int w, int h) {
     stride = (size_t(w) * 3 + 63) / 64 * 64;
@@ -81,7 +82,12 @@ struct EncoderSink::Impl {
   int swsWidth = 0, swsHeight = 0;  // source size sws was made for
   int64_t lastPts = AV_NOPTS_VALUE;  // encoder time base
   std::unique_ptr<AudioTrackWriter> audio;  // the audio stream, if any (encoder thread once opened)
-  int64_t lastVideoUs = INT64_MIN, prevVideoUs = INT64_MIN;  // latest two frames' ptsUs (encoder thread)
+  // Encoder thread: the latest two frames' output times (session time + shiftUs); the
+  // seek serial of the segment being written and its shift (EncoderSink::write).
+  int64_t lastVideoUs = INT64_MIN, prevVideoUs = INT64_MIN;
+  bool haveSegment = false;
+  uint32_t segment = 0;
+  int64_t shiftUs = 0;
 
   std::vector<Slot> slots;
   std::thread thread;
@@ -100,6 +106,7 @@ struct EncoderSink::Impl {
   void openOutput();
   void openEncoder(const AVCodec* codec);
   void run();
+  void follow(const Slot& slot);
   void encode(const Slot& slot);
   void drain(const AVFrame* f);
   // End of the last frame written: its pts plus the last frame interval (else 1/fps).
@@ -255,6 +262,7 @@ void EncoderSink::Impl::run() {
       failed = !error.empty();
     }
     if (!failed) try {
+        follow(slots[size_t(index)]);
         encode(slots[size_t(index)]);
         if (audio) audio->writeUntil(lastVideoUs);  // audio follows the video into the muxer
       } catch (const std::exception& e) {
@@ -283,6 +291,16 @@ void EncoderSink::Impl::run() {
   }
 }
 
+// A frame of another seek serial starts a segment that continues the file where it is.
+void EncoderSink::Impl::follow(const Slot& s) {
+  if (haveSegment && s.serial == segment) return;
+  const int64_t endUs = videoEndUs();
+  shiftUs = endUs == INT64_MIN ? 0 : endUs - s.ptsUs;
+  if (audio && (haveSegment || s.serial != 0)) audio->startSegment(s.serial, shiftUs, endUs);
+  haveSegment = true;
+  segment = s.serial;
+}
+
 void EncoderSink::Impl::encode(const Slot& s) {
   AVCodecContext* c = enc.get();
   if (!sws || s.width != swsWidth || s.height != swsHeight) {
@@ -303,7 +321,8 @@ void EncoderSink::Impl::encode(const Slot& s) {
 
   // Strictly increasing in the encoder's time base and in the stream's, which
   // may be coarser (Matroska counts milliseconds).
-  int64_t pts = av_rescale_q(s.ptsUs, av::kMicros, c->time_base);
+  const int64_t outUs = s.ptsUs + shiftUs;
+  int64_t pts = av_rescale_q(outUs, av::kMicros, c->time_base);
   if (lastPts != AV_NOPTS_VALUE) {
     if (pts <= lastPts) pts = lastPts + 1;
     const int64_t lastInStream = av_rescale_q(lastPts, c->time_base, stream->time_base);
@@ -313,7 +332,7 @@ void EncoderSink::Impl::encode(const Slot& s) {
   lastPts = pts;
   frame->pts = pts;
   prevVideoUs = lastVideoUs;
-  lastVideoUs = s.ptsUs;
+  lastVideoUs = outUs;
   if (c->flags & AV_CODEC_FLAG_QSCALE) frame->quality = c->global_quality;
   drain(frame.get());
   ++frames;
@@ -357,7 +376,7 @@ EncoderSink::~EncoderSink() {
   }
 }
 
-void EncoderSink::write(const uint8_t* rgb, size_t pitch, int width, int height, int64_t ptsUs) {
+void EncoderSink::write(const uint8_t* rgb, size_t pitch, int width, int height, int64_t ptsUs, uint32_t serial) {
   Impl& m = *impl_;
   if (m.finished) throw EncoderError("'" + m.opt.path + "': write after finish");
   if (!rgb || width <= 0 || height <= 0 || pitch < size_t(width) * 3)
@@ -374,6 +393,7 @@ void EncoderSink::write(const uint8_t* rgb, size_t pitch, int width, int height,
   for (int y = 0; y < height; ++y)
     std::memcpy(s.rgb.data() + s.stride * size_t(y), rgb + pitch * size_t(y), size_t(width) * 3);
   s.ptsUs = ptsUs;
+  s.serial = serial;
   {
     std::lock_guard<std::mutex> lock(m.mutex);
     ++m.size;

@@ -68,11 +68,11 @@ std::vector<double> beepOnsets(const std::string& path) {
   return rises(j["frames"], "lavfi.astats.Overall.Peak_level", -20);
 }
 
-double worstFlashBeepGap(const std::vector<double>& flashes, const std::vector<double>& beeps) {
+double worstFlashBeepGap(const std::vector<double>& flashes, const std::vector<double>& beeps, double offset) {
   double worst = flashes.empty() ? std::numeric_limits<double>::infinity() : 0;
   for (double f : flashes) {
     double best = std::numeric_limits<double>::infinity();
-    for (double b : beeps) best = std::min(best, std::fabs(b - f));
+    for (double b : beeps) best = std::min(best, std::fabs(b - f - offset));
     worst = std::max(worst, best);
   }
   return worst;
@@ -83,6 +83,15 @@ std::vector<std::string> audioPacketHashes(const std::string& path) {
   std::vector<std::string> out;
   for (const auto& p : j["packets"])
     if (p.contains("data_hash")) out.push_back(p["data_hash"]);
+  return out;
+}
+
+std::vector<PacketTime> audioPacketTimes(const std::string& path) {
+  const auto j = ffprobe(path, {"-select_streams", "a:0", "-show_entries", "packet=pts_time,duration_time"});
+  std::vector<PacketTime> out;
+  for (const auto& p : j["packets"])
+    if (p.contains("pts_time") && p.contains("duration_time"))
+      out.push_back({std::stod(p["pts_time"].get<std::string>()), std::stod(p["duration_time"].get<std::string>())});
   return out;
 }
 

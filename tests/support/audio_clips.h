@@ -21,8 +21,16 @@ constexpr double kClipFps = 25;
 std::vector<double> flashOnsets(const std::string& path);
 std::vector<double> beepOnsets(const std::string& path);
 
-// The largest |flash - nearest beep| over the flashes (seconds); +inf without beeps.
-double worstFlashBeepGap(const std::vector<double>& flashes, const std::vector<double>& beeps);
+// The largest |beep - flash - offset| over the flashes, each with the beep nearest to
+// flash + offset (seconds; offset: where the beeps should be, e.g. an --audio-delay);
+// +inf without beeps.
+double worstFlashBeepGap(const std::vector<double>& flashes, const std::vector<double>& beeps, double offset = 0);
+
+// The first audio stream's packets in file order: start and duration (s).
+struct PacketTime {
+  double pts = 0, duration = 0;
+};
+std::vector<PacketTime> audioPacketTimes(const std::string& path);
 
 // MD5 of each packet of the first audio stream, in order.
 std::vector<std::string> audioPacketHashes(const std::string& path);

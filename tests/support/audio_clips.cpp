@@ -56,6 +56,59 @@ void makeFlashBeepClip(const std::string& container, const std::string& path, do
   ffmpeg(args);
 }
 
+std::string clipLayoutName(int channels) {
+  switch (channels) {
+    case 4: return "quad";
+    case 6: return "5.1";
+    case 8: return "7.1";
+    default: throw std::invalid_argument("makeMultichannelClip: 4, 6 or 8 channels");
+  }
+}
+
+void makeMultichannelClip(const std::string& container, int channels, ChannelSignal signal, const std::string& path,
+                          double seconds) {
+  std::string exprs;
+  for (int i = 0; i < channels; ++i) {
+    if (i) exprs += "|";
+    if (signal == ChannelSignal::Levels)
+      exprs += std::to_string(0.05 * (i + 1)) + "*sin(2*PI*100*t)";
+    else
+      exprs += "if(between(t," + std::to_string(0.25 * i) + "," + std::to_string(0.25 * i + 0.2) +
+               "),0.5*sin(2*PI*440*t),0)";
+  }
+  const std::string d = std::to_string(seconds);
+  const std::string a = "aevalsrc=exprs='" + exprs + "':c=" + clipLayoutName(channels) + ":s=48000:d=" + d;
+  std::vector<std::string> args = {"-f", "lavfi", "-i", "color=black:s=160x120:r=25:d=" + d, "-f", "lavfi", "-i", a,
+                                   "-c:v", "libx264", "-g", "25"};
+  if (container == "mp4") args.insert(args.end(), {"-c:a", "aac", "-b:a", "512k"});
+  else if (container == "mkv") args.insert(args.end(), {"-c:a", "pcm_s16le"});
+  else throw std::invalid_argument("makeMultichannelClip: unknown container " + container);
+  args.push_back(path);
+  ffmpeg(args);
+}
+
+AudioFormat audioFormat(const std::string& path) {
+  const auto j = ffprobe(path, {"-select_streams", "a:0", "-show_entries", "stream=codec_name,channels,channel_layout"});
+  AudioFormat f;
+  if (j["streams"].empty()) return f;
+  const auto& s = j["streams"][0];
+  f.channels = s.value("channels", 0);
+  f.layout = s.value("channel_layout", std::string("unknown"));
+  f.codec = s.value("codec_name", std::string());
+  return f;
+}
+
+std::vector<double> channelLevels(const std::string& path) {
+  const auto j = ffprobe("amovie=" + path + ",astats=metadata=1:reset=0",
+                         {"-f", "lavfi", "-show_entries", "frame_tags"});
+  std::vector<double> out;
+  if (j["frames"].empty()) return out;
+  const auto& tags = j["frames"].back()["tags"];  // reset=0: the last frame has the whole file's levels
+  for (int c = 1; tags.contains("lavfi.astats." + std::to_string(c) + ".RMS_level"); ++c)
+    out.push_back(std::stod(tags["lavfi.astats." + std::to_string(c) + ".RMS_level"].get<std::string>()));
+  return out;
+}
+
 std::vector<double> flashOnsets(const std::string& path) {
   const auto j = ffprobe("movie=" + path + ",signalstats",
                          {"-f", "lavfi", "-show_entries", "frame=pts_time:frame_tags=lavfi.signalstats.YAVG"});

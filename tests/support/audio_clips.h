@@ -35,6 +35,27 @@ std::vector<PacketTime> audioPacketTimes(const std::string& path);
 // MD5 of each packet of the first audio stream, in order.
 std::vector<std::string> audioPacketHashes(const std::string& path);
 
+// Multichannel audio beside 25 fps black video (160x120), 48 kHz, `seconds` long.
+// `channels`: 4 (quad), 6 (5.1) or 8 (7.1). `container`: "mp4" (H.264 + AAC) or "mkv"
+// (H.264 + PCM s16; Matroska stores no layout, so readers assume the default one).
+// Levels: channel i carries a 100 Hz tone of amplitude 0.05 (i + 1) throughout, so its
+// level names it. Turns: channel i alone sounds (440 Hz, 0.5) in [0.25 i, 0.25 i + 0.2) s.
+enum class ChannelSignal { Levels, Turns };
+void makeMultichannelClip(const std::string& container, int channels, ChannelSignal signal, const std::string& path,
+                          double seconds = 2);
+// FFmpeg's name of the layout makeMultichannelClip gives that many channels ("5.1").
+std::string clipLayoutName(int channels);
+
+// The first audio stream: its channel count, layout as ffprobe names it ("5.1",
+// "unknown" when the container stores none) and codec.
+struct AudioFormat {
+  int channels = 0;
+  std::string layout, codec;
+};
+AudioFormat audioFormat(const std::string& path);
+// RMS level (dBFS) of each channel of the first audio stream over the whole file.
+std::vector<double> channelLevels(const std::string& path);
+
 struct StreamEnds {
   double videoEnd = 0;  // last video pts + one frame at kClipFps
   double audioEnd = 0;  // last audio pts + its duration

@@ -77,7 +77,7 @@ void FfmpegSource::decodeLoop() {
     }
     consecutiveErrors = 0;
     if (packet->stream_index == stream_) decodePacket(packet.get());
-    else if (packet->stream_index == audio_.index) passAudio(*packet);
+    else if (packet->stream_index == audio_.index) passAudio(*packet, frameSerial_, loopOffsetUs_);
     av_packet_unref(packet.get());
   }
 }
@@ -180,7 +180,7 @@ void FfmpegSource::receiveFrames() {
 }
 
 void FfmpegSource::emitFrame(const AVFrame& f) {
-  if (seekPending_) return;  // decoded before the seek: stale
+  if (seekPending_ || frameSerial_ != requestedSerial_) return;  // decoded before a seek: stale
   const AVStream* st = fmt_->streams[stream_];
   int64_t ts = f.best_effort_timestamp != AV_NOPTS_VALUE ? f.best_effort_timestamp : f.pts;
   int64_t durationUs = 0;
@@ -190,11 +190,11 @@ void FfmpegSource::emitFrame(const AVFrame& f) {
     durationUs = int64_t(1e6 / info_.fps + 0.5);
   int64_t ptsUs = nextPtsUs_;
   if (ts != AV_NOPTS_VALUE) {
-    if (!haveOrigin_) {
+    if (!haveOrigin_ && !split_) {  // with sound the demux thread sets it (noteOrigin)
       originTs_ = ts;
       haveOrigin_ = true;
     }
-    ptsUs = av_rescale_q(ts - originTs_, st->time_base, av::kMicros) + loopOffsetUs_;
+    ptsUs = av_rescale_q(ts - (haveOrigin_ ? originTs_ : 0), st->time_base, av::kMicros) + loopOffsetUs_;
   }
   if (skipBeforeUs_ >= 0) {  // accurate seek: decode up to the target, show from there
     if (ptsUs + durationUs / 2 < skipBeforeUs_) return;
@@ -218,7 +218,7 @@ void FfmpegSource::emitFrame(const AVFrame& f) {
   }
   const FrameLayout shown = rotation_ ? rotatedLayout(layout, rotation_) : layout;
   HostFrame* out = queue_->peekWritable();
-  if (!out || seekPending_) return;  // aborted, or a seek arrived while waiting for room
+  if (!out || seekPending_ || frameSerial_ != requestedSerial_) return;  // aborted, or a seek came meanwhile
   out->info = FrameInfo{};
   if (onDevice) {
     describeSurface(*out, f, surface);
@@ -336,13 +336,18 @@ void FfmpegSource::restartLoop() {
 
 // Seeks to the keyframe at or before `targetUs` (file time) and resets the decoder.
 void FfmpegSource::seekFile(int64_t targetUs) {
+  seekFormat(targetUs);
+  avcodec_flush_buffers(dec_.get());
+  framesThisPass_ = 0;
+}
+
+// The demuxer's half of seekFile: reading goes on from the keyframe at or before targetUs.
+void FfmpegSource::seekFormat(int64_t targetUs) {
   const AVStream* st = fmt_->streams[stream_];
   const int64_t ts = av_rescale_q(targetUs, av::kMicros, st->time_base) + (haveOrigin_ ? originTs_ : 0);
   int r = avformat_seek_file(fmt_.get(), stream_, INT64_MIN, ts, ts, 0);
   if (r < 0) r = av_seek_frame(fmt_.get(), stream_, ts, AVSEEK_FLAG_BACKWARD | AVSEEK_FLAG_ANY);
   if (r < 0) spdlog::warn("'{}': seek to {:.3f} s failed: {}", options_.url, targetUs / 1e6, av::errorText(r));
-  avcodec_flush_buffers(dec_.get());
-  framesThisPass_ = 0;
 }
 
 }  // namespace vp

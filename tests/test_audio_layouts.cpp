@@ -60,7 +60,9 @@ TEST_F(AudioLayouts, FilesKeepFiveOneAndSevenOne) {
       const test::AudioFormat f = test::audioFormat(out);
       EXPECT_EQ(f.channels, channels) << name;
       EXPECT_EQ(f.codec, c.kept) << name;
-      if (f.codec == "aac") EXPECT_EQ(f.layout, test::clipLayoutName(channels)) << name;
+      if (f.codec == "aac") {
+        EXPECT_EQ(f.layout, test::clipLayoutName(channels)) << name;
+      }
       const std::vector<double> want = test::channelLevels(in), got = test::channelLevels(out);
       ASSERT_EQ(want.size(), size_t(channels)) << name;
       ASSERT_EQ(got.size(), size_t(channels)) << name;

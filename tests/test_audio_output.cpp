@@ -110,8 +110,9 @@ TEST_F(AudioOutput, AudioDelayShiftsTheFilesAudio) {
       EXPECT_LT(gap, kFrame) << name << ": beeps are not " << delay << " s after their flashes";
       RecordProperty(name + "_offset_error_ms", std::to_string(gap * 1e3));
       // Copied packets keep their bytes: only their timestamps move.
-      if (c.codec == std::string("copy") && delay > 0)
+      if (c.codec == std::string("copy") && delay > 0) {
         EXPECT_EQ(test::audioPacketHashes(in), test::audioPacketHashes(out)) << name;
+      }
     }
 }
 

@@ -106,6 +106,9 @@ void AudioDecoder::run() {
       decode(p);
     } catch (const std::exception& e) {
       spdlog::warn("audio: {}; no more sound", e.what());
+      // Take no more packets: queued up, they would reach the demuxer's limit and stop the video.
+      packets_.abort();
+      packets_.flush();
       return;
     }
   }

@@ -102,7 +102,7 @@ class FfmpegSource final : public Source {
   bool live_ = false;    // options.live or a capture device: low-latency decoding
   int rotation_ = 0;     // clockwise degrees every frame is turned (autorotate)
   AudioTrackInfo audio_;                 // set by the constructor, then read-only
-  AudioPacketSink* audioSink_ = nullptr; // set before start(); called by the decode thread
+  AudioPacketSink* audioSink_ = nullptr; // set before start(); called by the decode / demux thread
 
   std::thread thread_;       // the decode thread, or with sound the demux thread
   std::thread videoThread_;  // with sound: the video decode thread
@@ -116,7 +116,7 @@ class FfmpegSource final : public Source {
   std::atomic<int64_t> decodeErrors_{0};  // failed packets/frames, corrupt frames, read errors
 
   mutable std::mutex mutex_;     // guards the fields below
-  std::condition_variable cond_; // wakes the decode thread waiting at end of stream
+  std::condition_variable cond_; // wakes the decode / demux thread waiting (end of stream, full queues)
   SourceInfo info_;
   std::string fatal_;
   int64_t seekTarget_ = 0;       // microseconds, for the pending seek
@@ -142,7 +142,9 @@ class FfmpegSource final : public Source {
   std::vector<uint8_t> unrotated_;  // a frame before rotation; grows on size changes only
   av::FramePtr frame_;
   uint32_t frameSerial_ = 0;        // serial stamped on frames
-  int64_t originTs_ = 0;            // stream timestamp of time 0 (stream time base)
+  // Stream timestamp of time 0 (stream time base). With sound the demux thread sets it
+  // (noteOrigin) before queuing the packet it came from; the video thread only reads it.
+  int64_t originTs_ = 0;
   bool haveOrigin_ = false;
   int64_t loopOffsetUs_ = 0;        // added to pts after each loop restart
   int64_t endUs_ = 0;               // end of the latest frame (pts + duration), microseconds

@@ -52,7 +52,8 @@ void buildCli(CLI::App& app, Options& o, EnumStrings& e) {
                  "else AAC)");
 
   app.add_option("--volume", o.volume, "Sound volume in percent (0..100; keys 9 / 0)")->check(CLI::Range(0, 100));
-  app.add_option("--audio-delay", o.audioDelay, "Play the sound SECONDS later than the video (negative: earlier)")
+  app.add_option("--audio-delay", o.audioDelay, "Play the sound SECONDS later than the video (negative: earlier); -o files get their "
+                 "audio shifted the same way")
       ->check(CLI::Range(-60.0, 60.0));
 
   app.add_option("--mode", e.mode, "Processing: kmeans, blur or none")

@@ -41,7 +41,7 @@ struct Options {
   int audioTrack = -1;        // --audio-track N: the N-th audio stream (from 0); -1 = the best one
   std::string audioCodec;     // --audio-codec: "" copy when possible, copy, none, aac, ...
   int volume = 100;           // --volume: percent, 0..100 (window playback)
-  double audioDelay = 0;      // --audio-delay: seconds the sound plays after the video (window)
+  double audioDelay = 0;      // --audio-delay: seconds the sound comes after the video (window and -o)
 
   // processing
   ProcessParams process;      // mode, K-means and blur parameters

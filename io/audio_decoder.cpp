@@ -16,6 +16,15 @@ namespace {
 // decode thread, short so a seek or a volume change is heard soon.
 constexpr int64_t kBufferUs = 200'000;
 
+// The speaker order of a device with `channels` interleaved channels: SDL2's
+// (SDL_audio.h). FFmpeg's default layouts agree for 1-3 and 6-8 channels, not for 4
+// (SDL: quad FL FR BL BR; FFmpeg: 4.0 FL FR FC BC) and 5 (SDL: FL FR LFE BL BR).
+void deviceLayout(int channels, AVChannelLayout& out) {
+  if (channels == 4) av_channel_layout_from_mask(&out, AV_CH_LAYOUT_QUAD);
+  else if (channels == 5) av_channel_layout_from_mask(&out, AV_CH_LAYOUT_QUAD | AV_CH_LOW_FREQUENCY);
+  else av_channel_layout_default(&out, channels);
+}
+
 }  // namespace
 
 struct AudioDecoder::Codec {
@@ -45,7 +54,7 @@ AudioDecoder::AudioDecoder(const AudioTrackInfo& track, int deviceRate, int devi
     r = avcodec_open2(codec_->dec.get(), c, nullptr);
   }
   if (r < 0) throw std::runtime_error("cannot open the " + track.codec + " decoder (" + av::errorText(r) + ")");
-  av_channel_layout_default(&codec_->out, channels_);
+  deviceLayout(channels_, codec_->out);
 }
 
 AudioDecoder::~AudioDecoder() { stop(); }
@@ -97,6 +106,9 @@ void AudioDecoder::run() {
       decode(p);
     } catch (const std::exception& e) {
       spdlog::warn("audio: {}; no more sound", e.what());
+      // Take no more packets: queued up, they would reach the demuxer's limit and stop the video.
+      packets_.abort();
+      packets_.flush();
       return;
     }
   }

@@ -1,7 +1,8 @@
 // Window playback's audio decode thread: the track's packets (an AudioPacketQueue the
 // source fills) decoded and resampled with libswresample to what the audio device takes
-// (interleaved float, the device's rate and channels), into a short buffer of timed
-// chunks the device callback reads (read()).
+// (interleaved float, the device's rate and channels in SDL2's speaker order: a 5.1 or
+// 7.1 track on a stereo device is downmixed, on a 5.1 / 7.1 device kept), into a short
+// buffer of timed chunks the device callback reads (read()).
 //
 // Threads: the caller's (start, seek, stop), the decode thread (run), the device's
 // callback (read). Seeks use the source's serials: packets of an older serial are

@@ -33,17 +33,16 @@ void AudioPacketQueue::audioPacket(AudioPacket&& packet) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (aborted_) return;
     durationUs_ += audioPacketDurationUs(packet);
+    bytes_ += packet.packet->size;
     packets_.push_back(std::move(packet));
   }
   cond_.notify_all();
 }
 
-bool AudioPacketQueue::popBefore(int64_t untilUs, AudioPacket& out) {
+bool AudioPacketQueue::popIf(const std::function<bool(const AudioPacket&)>& take, AudioPacket& out) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (packets_.empty()) return false;
-  const int64_t t = audioPacketTimeUs(packets_.front());
-  if (t != INT64_MIN && t >= untilUs) return false;
-  durationUs_ -= audioPacketDurationUs(packets_.front());
+  if (packets_.empty() || !take(packets_.front())) return false;
+  took(packets_.front());
   out = std::move(packets_.front());
   packets_.pop_front();
   return true;
@@ -54,7 +53,7 @@ bool AudioPacketQueue::pop(AudioPacket& out, int64_t waitUs) {
   if (waitUs > 0)
     cond_.wait_for(lock, std::chrono::microseconds(waitUs), [&] { return aborted_ || !packets_.empty(); });
   if (aborted_ || packets_.empty()) return false;
-  durationUs_ -= audioPacketDurationUs(packets_.front());
+  took(packets_.front());
   out = std::move(packets_.front());
   packets_.pop_front();
   return true;
@@ -64,6 +63,17 @@ void AudioPacketQueue::flush() {
   std::lock_guard<std::mutex> lock(mutex_);
   packets_.clear();
   durationUs_ = 0;
+  bytes_ = 0;
+}
+
+void AudioPacketQueue::took(const AudioPacket& p) {
+  durationUs_ -= audioPacketDurationUs(p);
+  bytes_ -= p.packet->size;
+}
+
+PacketQueueLevel AudioPacketQueue::level() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return {int(packets_.size()), bytes_, durationUs_};
 }
 
 void AudioPacketQueue::abort() {

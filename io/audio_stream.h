@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -49,36 +50,50 @@ struct AudioPacket {
   uint32_t serial = 0;   // the source's seek serial when it was read
 };
 
+// How much a packet queue holds: the demuxer bounds the audio and video packet queues
+// together by these (ffplay's rule, io/video_packet_queue.h).
+struct PacketQueueLevel {
+  int packets = 0;
+  int64_t bytes = 0;       // payload bytes
+  int64_t durationUs = 0;  // sum of the packets' durations
+};
+
 // Receives the audio packets of the selected track from the demux thread. Must not block
 // for long: the demuxer also feeds the video.
 class AudioPacketSink {
  public:
   virtual ~AudioPacketSink() = default;
   virtual void audioPacket(AudioPacket&& packet) = 0;
+  // What the sink holds that its consumer has not taken yet (nothing: a sink that queues
+  // nothing, whose packets never hold the demuxer back).
+  virtual PacketQueueLevel level() const { return {}; }
 };
 
 // A thread-safe FIFO of audio packets between the demux thread and one consumer (the
-// muxer of an output file, or the audio decode thread). Unbounded: the demuxer is paced
-// by the video queue, so audio runs ahead of the video by at most the file's interleaving
-// plus the video pipeline's depth; the consumer decides what to take and when.
+// muxer of an output file, or the audio decode thread). Not bounded here: the demuxer
+// reads on only while this queue and its video packet queue are below their common
+// limit (level()); the consumer decides what to take and when.
 class AudioPacketQueue final : public AudioPacketSink {
  public:
   void audioPacket(AudioPacket&& packet) override;
-  // The oldest packet if its session time (pts, else dts) is before `untilUs`; false
-  // when empty or when the oldest is later.
-  bool popBefore(int64_t untilUs, AudioPacket& out);
+  // The oldest packet if `take` accepts it; false when empty or when it does not.
+  bool popIf(const std::function<bool(const AudioPacket&)>& take, AudioPacket& out);
   // The oldest packet, waiting up to `waitUs` (0: no wait); false if none or aborted.
   bool pop(AudioPacket& out, int64_t waitUs = 0);
   void flush();   // drops everything queued
   void abort();   // wakes a waiting pop for good
   size_t size() const;
   int64_t durationUs() const;  // sum of the queued packets' durations
+  PacketQueueLevel level() const override;
 
  private:
+  void took(const AudioPacket& p);  // accounts for a packet leaving (mutex_ held)
+
   mutable std::mutex mutex_;  // guards everything below
   std::condition_variable cond_;
   std::deque<AudioPacket> packets_;
   int64_t durationUs_ = 0;
+  int64_t bytes_ = 0;
   bool aborted_ = false;
 };
 

@@ -33,7 +33,7 @@ const AVCodec* defaultEncoder(const AVFormatContext* oc) {
 }  // namespace
 
 AudioTrackWriter::AudioTrackWriter(AVFormatContext* oc, const EncoderAudio& audio)
-    : oc_(oc), queue_(*audio.packets) {
+    : oc_(oc), queue_(*audio.packets), delayUs_(audio.delayUs) {
   for (const char* name : {"mp4", "mov", "ipod", "3gp", "3g2", "psp", "ismv", "f4v"})
     keepNegative_ = keepNegative_ || std::strcmp(oc->oformat->name, name) == 0;
   const AudioTrackInfo& track = audio.track;
@@ -95,7 +95,12 @@ void AudioTrackWriter::copy(const AudioPacket& in) {
     ++damaged_;
     return;
   }
-  if (!keepNegative_ && audioPacketTimeUs(in) < 0) {
+  const int64_t startUs = audioPacketTimeUs(in), durationUs = audioPacketDurationUs(in);
+  // Before the video (see keepNegative_), or repeating what was written (a loop pass or a
+  // seek whose audio overlaps the previous segment's: a packet mostly inside it goes, so
+  // the seam is off by at most half a packet and timestamps keep increasing).
+  if ((!keepNegative_ && startUs < 0) ||
+      (lastEndUs_ != INT64_MIN && startUs != INT64_MIN && startUs < lastEndUs_ - durationUs / 2)) {
     ++dropped_;
     return;
   }
@@ -108,27 +113,64 @@ void AudioTrackWriter::copy(const AudioPacket& in) {
   if (p->duration > 0) p->duration = av_rescale_q(p->duration, from, to);
   p->time_base = to;
   p->pos = -1;
+  const int64_t before = written_;
   mux(p.get());
+  if (written_ > before && startUs != INT64_MIN) lastEndUs_ = startUs + durationUs;
+}
+
+// Pops the next packet of the current segment that starts before untilUs (output time),
+// dropping those of older serials on the way; false when there is none (yet).
+bool AudioTrackWriter::takeNext(int64_t untilUs, AudioPacket& out) {
+  for (;;) {
+    bool older = false;
+    const bool got = queue_.popIf(
+        [&](const AudioPacket& q) {
+          if (q.serial != serial_) return older = int32_t(q.serial - serial_) < 0;  // newer: wait
+          const int64_t t = audioPacketTimeUs(q);
+          return t == INT64_MIN || t + delayUs_ + shiftUs_ < untilUs;
+        },
+        out);
+    if (!got) return false;
+    if (!older) {
+      out.offsetUs += delayUs_ + shiftUs_;  // from here on the packet speaks output time
+      return true;
+    }
+    ++dropped_;  // read before a seek whose video never reached the file
+  }
+}
+
+void AudioTrackWriter::write(const AudioPacket& p, int64_t endUs) {
+  if (transcoder_) damaged_ += transcoder_->add(p, endUs) ? 0 : 1;
+  else copy(p);
 }
 
 void AudioTrackWriter::writeUntil(int64_t untilUs) {
   AudioPacket p;
-  while (queue_.popBefore(untilUs, p)) {
-    if (transcoder_) damaged_ += transcoder_->add(p, INT64_MAX) ? 0 : 1;
-    else copy(p);
+  while (takeNext(untilUs, p)) write(p, INT64_MAX);
+}
+
+void AudioTrackWriter::startSegment(uint32_t serial, int64_t shiftUs, int64_t endUs) {
+  AudioPacket p;
+  // The current segment up to the video's end; then the rest of it goes.
+  if (endUs != INT64_MIN) {
+    while (takeNext(endUs, p)) write(p, endUs);
+    if (transcoder_) transcoder_->endSegment(endUs);
   }
+  while (queue_.popIf([&](const AudioPacket& q) { return q.serial != serial; }, p)) ++dropped_;
+  serial_ = serial;
+  shiftUs_ = shiftUs;
 }
 
 void AudioTrackWriter::finish(int64_t endUs) {
   AudioPacket p;
-  while (queue_.pop(p)) {
+  while (takeNext(INT64_MAX, p)) {
     if (endUs != INT64_MAX && audioPacketTimeUs(p) >= endUs) {
       ++dropped_;
       continue;
     }
-    if (transcoder_) damaged_ += transcoder_->add(p, endUs) ? 0 : 1;
-    else copy(p);
+    write(p, endUs);
   }
+  while (queue_.pop(p)) ++dropped_;  // a segment the video never reached
   if (transcoder_) transcoder_->finish(endUs);
   if (damaged_ > 0) spdlog::warn("audio: {} damaged packets skipped", damaged_);
   spdlog::debug("audio: {} packets written, {} dropped (after the end or repeated)", written_, dropped_);

@@ -197,7 +197,9 @@ void AudioTranscoder::encodeFrames(bool flush, int64_t endPts) {
   for (;;) {
     const int available = av_audio_fifo_size(fifo_.get());
     if (available == 0 || (available < frameSize_ && !flush)) return;
-    const int n = int(std::min<int64_t>(std::min(available, frameSize_), endPts - basePts_));
+    // (endPts - basePts_ would overflow for INT64_MAX and audio before the video: basePts_ < 0.)
+    const int64_t room = endPts == INT64_MAX ? frameSize_ : endPts - basePts_;
+    const int n = int(std::min<int64_t>(std::min(available, frameSize_), room));
     if (n <= 0) {
       av_audio_fifo_reset(fifo_.get());
       return;
@@ -225,6 +227,13 @@ void AudioTranscoder::encode(const AVFrame* frame) {
     write_(packet_.get());
     av_packet_unref(packet_.get());
   }
+}
+
+void AudioTranscoder::endSegment(int64_t endUs) {
+  avcodec_send_packet(dec_.get(), nullptr);
+  receiveDecoded(endUs);
+  avcodec_flush_buffers(dec_.get());
+  lastDecodedUs_ = INT64_MIN;
 }
 
 void AudioTranscoder::finish(int64_t endUs) {

@@ -39,6 +39,9 @@ class AudioTranscoder {
   // Decodes one packet and encodes what is ready. Samples after endUs (session time) are
   // dropped. Returns false for a damaged packet (skipped).
   bool add(const AudioPacket& packet, int64_t endUs);
+  // A seek: drains the decoder into the FIFO up to endUs and resets it, so the next
+  // packets decode afresh (no state carried across the jump).
+  void endSegment(int64_t endUs);
   // Drains the decoder, encodes what is left up to endUs, flushes the encoder.
   void finish(int64_t endUs);
 

@@ -184,7 +184,7 @@ void FfmpegSource::receiveFrames() {
 }
 
 void FfmpegSource::emitFrame(const AVFrame& f) {
-  if (seekPending_) return;  // decoded before the seek: stale
+  if (seekPending_ || frameSerial_ != requestedSerial_) return;  // decoded before a seek: stale
   const AVStream* st = fmt_->streams[stream_];
   int64_t ts = f.best_effort_timestamp != AV_NOPTS_VALUE ? f.best_effort_timestamp : f.pts;
   int64_t durationUs = 0;
@@ -194,11 +194,11 @@ void FfmpegSource::emitFrame(const AVFrame& f) {
     durationUs = int64_t(1e6 / info_.fps + 0.5);
   int64_t ptsUs = nextPtsUs_;
   if (ts != AV_NOPTS_VALUE) {
-    if (!haveOrigin_) {
+    if (!haveOrigin_ && !split_) {  // with sound the demux thread sets it (noteOrigin)
       originTs_ = ts;
       haveOrigin_ = true;
     }
-    ptsUs = av_rescale_q(ts - originTs_, st->time_base, av::kMicros) + loopOffsetUs_;
+    ptsUs = av_rescale_q(ts - (haveOrigin_ ? originTs_ : 0), st->time_base, av::kMicros) + loopOffsetUs_;
   }
   if (skipBeforeUs_ >= 0) {  // accurate seek: decode up to the target, show from there
     if (ptsUs + durationUs / 2 < skipBeforeUs_) return;
@@ -222,7 +222,7 @@ void FfmpegSource::emitFrame(const AVFrame& f) {
   }
   const FrameLayout shown = rotation_ ? rotatedLayout(layout, rotation_) : layout;
   HostFrame* out = queue_->peekWritable();
-  if (!out || seekPending_) return;  // aborted, or a seek arrived while waiting for room
+  if (!out || seekPending_ || frameSerial_ != requestedSerial_) return;  // aborted, or a seek came meanwhile
   out->info = FrameInfo{};
   if (onDevice) {
     describeSurface(*out, f, surface);

@@ -2,11 +2,7 @@
 
 #include "io/audio_track_writer.h"
 #include "io/av_util.h"
-
-extern "C" {
-#include <libavutil/opt.h>
-#include <libavutil/pixdesc.h>
-}
+#include "io/video_encoder.h"
 
 #include <spdlog/spdlog.h>
 
@@ -58,7 +54,8 @@ struct Slot {
   size_t stride = 0;          // bytes between rows
   int width = 0;
   int height = 0;
-  int64_t ptsUs = 0;
+  int64_t ptsUs = 0;   // session time
+  uint32_t serial = 0;  // the source's seek serial
 
   void shape(int w, int h) {
     stride = (size_t(w) * 3 + 63) / 64 * 64;
@@ -81,7 +78,12 @@ struct EncoderSink::Impl {
   int swsWidth = 0, swsHeight = 0;  // source size sws was made for
   int64_t lastPts = AV_NOPTS_VALUE;  // encoder time base
   std::unique_ptr<AudioTrackWriter> audio;  // the audio stream, if any (encoder thread once opened)
-  int64_t lastVideoUs = INT64_MIN, prevVideoUs = INT64_MIN;  // latest two frames' ptsUs (encoder thread)
+  // Encoder thread: the latest two frames' output times (session time + shiftUs); the
+  // seek serial of the segment being written and its shift (EncoderSink::write).
+  int64_t lastVideoUs = INT64_MIN, prevVideoUs = INT64_MIN;
+  bool haveSegment = false;
+  uint32_t segment = 0;
+  int64_t shiftUs = 0;
 
   std::vector<Slot> slots;
   std::thread thread;
@@ -98,8 +100,8 @@ struct EncoderSink::Impl {
 
   [[noreturn]] void fail(const std::string& reason) const { throw EncoderError("'" + opt.path + "': " + reason); }
   void openOutput();
-  void openEncoder(const AVCodec* codec);
   void run();
+  void follow(const Slot& slot);
   void encode(const Slot& slot);
   void drain(const AVFrame* f);
   // End of the last frame written: its pts plus the last frame interval (else 1/fps).
@@ -139,7 +141,11 @@ void EncoderSink::Impl::openOutput() {
     fail("video encoder '" + (name.empty() ? std::string("default") : name) + "' not available");
   if (avformat_query_codec(ctx->oformat, codec->id, FF_COMPLIANCE_NORMAL) == 0)
     fail(std::string("the ") + ctx->oformat->name + " container cannot hold " + codec->name);
-  openEncoder(codec);
+  VideoEncoder v = openVideoEncoder(opt, ctx, codec);
+  enc = std::move(v.enc);
+  stream = v.stream;
+  frame = std::move(v.frame);
+  packet = av::makePacket();
   if (opt.audio.packets) try {
       audio = std::make_unique<AudioTrackWriter>(ctx, opt.audio);
     } catch (const std::runtime_error& e) {
@@ -163,83 +169,6 @@ void EncoderSink::Impl::openOutput() {
   }
 }
 
-void EncoderSink::Impl::openEncoder(const AVCodec* codec) {
-  const std::string name = codec->name;
-  AVPixelFormat pix;
-  if (name == "ffv1")
-    pix = AV_PIX_FMT_BGR0;  // lossless RGB: no YUV round trip
-  else if (name == "rawvideo")
-    pix = AV_PIX_FMT_RGB24;
-  else if (codec->pix_fmts)
-    pix = avcodec_find_best_pix_fmt_of_list(codec->pix_fmts, AV_PIX_FMT_YUV420P, 0, nullptr);
-  else
-    pix = AV_PIX_FMT_YUV420P;
-  const AVPixFmtDescriptor* desc = av_pix_fmt_desc_get(pix);
-  const bool yuv = desc && !(desc->flags & AV_PIX_FMT_FLAG_RGB) && desc->nb_components >= 3;
-  int w = opt.width, h = opt.height;
-  if (yuv && desc->log2_chroma_w) w = std::max(2, w & ~1);
-  if (yuv && desc->log2_chroma_h) h = std::max(2, h & ~1);
-  if (w != opt.width || h != opt.height)
-    spdlog::info("'{}': encoding {}x{} as {}x{} ({} needs even sizes)", opt.path, opt.width, opt.height, w, h,
-                 av_get_pix_fmt_name(pix));
-
-  enc.reset(avcodec_alloc_context3(codec));
-  if (!enc) throw std::bad_alloc();
-  AVCodecContext* c = enc.get();
-  c->width = w;
-  c->height = h;
-  c->pix_fmt = pix;
-  c->framerate = av_d2q(opt.fps > 0 ? opt.fps : 30, 100000);
-  // Microsecond timestamps where the codec and container take any time base; a
-  // fixed frame rate where they count frames (AVI, MPEG-4 part 2).
-  const bool fixedRate = std::strcmp(oc->oformat->name, "avi") == 0 || codec->id == AV_CODEC_ID_MPEG4;
-  c->time_base = fixedRate ? av_inv_q(c->framerate) : av::kMicros;
-  c->gop_size = std::max(1, int(2 * av_q2d(c->framerate)));  // a keyframe every ~2 s
-  c->thread_count = opt.threads;
-  c->sample_aspect_ratio = {1, 1};
-  if (yuv) {  // RGB -> YUV with BT.709, limited range; tagged so players agree
-    c->colorspace = AVCOL_SPC_BT709;
-    c->color_primaries = AVCOL_PRI_BT709;
-    c->color_trc = AVCOL_TRC_BT709;
-    c->color_range = AVCOL_RANGE_MPEG;
-  }
-  if (oc->oformat->flags & AVFMT_GLOBALHEADER) c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
-  if (name == "libx264") {
-    av_opt_set(c->priv_data, "preset", opt.preset.c_str(), 0);
-    av_opt_set_double(c->priv_data, "crf", opt.crf, 0);
-  } else if (name == "ffv1") {
-    // FFV1 version 3: slices (encodes on all cores) with CRCs. FFmpeg 5.1's v3
-    // encoder garbles pictures less than 3 pixels wide or high (slices of no
-    // pixels): those take version 1, which has no slices.
-    c->level = c->width < 3 || c->height < 3 ? 1 : 3;
-  } else if (codec->id == AV_CODEC_ID_MPEG4) {
-    c->flags |= AV_CODEC_FLAG_QSCALE;
-    c->global_quality = FF_QP2LAMBDA * 2;  // near-transparent constant quality
-  }
-  int r = avcodec_open2(c, codec, nullptr);
-  // A hardware encoder (h264_nvenc ...) fails on GPUs without that engine (the H200
-  // has NVDEC but no NVENC) with a generic error: say what it means.
-  if (r < 0 && (codec->capabilities & AV_CODEC_CAP_HARDWARE))
-    fail(std::string("cannot open the ") + codec->name +
-         " encoder: no hardware encoder on this machine (the GPU has no NVENC, or its driver library is missing); "
-         "use libx264 or ffv1");
-  if (r < 0) fail("cannot open the " + name + " encoder (" + av::errorText(r) + ")");
-
-  stream = avformat_new_stream(oc.get(), nullptr);
-  if (!stream) throw std::bad_alloc();
-  if ((r = avcodec_parameters_from_context(stream->codecpar, c)) < 0)
-    fail("bad encoder parameters (" + av::errorText(r) + ")");
-  stream->time_base = c->time_base;
-  stream->avg_frame_rate = c->framerate;
-
-  frame = av::makeFrame();
-  frame->format = pix;
-  frame->width = w;
-  frame->height = h;
-  if ((r = av_frame_get_buffer(frame.get(), 0)) < 0) fail("out of memory (" + av::errorText(r) + ")");
-  packet = av::makePacket();
-}
-
 // The encoder thread: encodes queued slots in order; after an error it keeps
 // consuming (dropping) them so write() never blocks forever. At finish: flush
 // the encoder and write the trailer.
@@ -255,6 +184,7 @@ void EncoderSink::Impl::run() {
       failed = !error.empty();
     }
     if (!failed) try {
+        follow(slots[size_t(index)]);
         encode(slots[size_t(index)]);
         if (audio) audio->writeUntil(lastVideoUs);  // audio follows the video into the muxer
       } catch (const std::exception& e) {
@@ -283,6 +213,16 @@ void EncoderSink::Impl::run() {
   }
 }
 
+// A frame of another seek serial starts a segment that continues the file where it is.
+void EncoderSink::Impl::follow(const Slot& s) {
+  if (haveSegment && s.serial == segment) return;
+  const int64_t endUs = videoEndUs();
+  shiftUs = endUs == INT64_MIN ? 0 : endUs - s.ptsUs;
+  if (audio && (haveSegment || s.serial != 0)) audio->startSegment(s.serial, shiftUs, endUs);
+  haveSegment = true;
+  segment = s.serial;
+}
+
 void EncoderSink::Impl::encode(const Slot& s) {
   AVCodecContext* c = enc.get();
   if (!sws || s.width != swsWidth || s.height != swsHeight) {
@@ -303,7 +243,8 @@ void EncoderSink::Impl::encode(const Slot& s) {
 
   // Strictly increasing in the encoder's time base and in the stream's, which
   // may be coarser (Matroska counts milliseconds).
-  int64_t pts = av_rescale_q(s.ptsUs, av::kMicros, c->time_base);
+  const int64_t outUs = s.ptsUs + shiftUs;
+  int64_t pts = av_rescale_q(outUs, av::kMicros, c->time_base);
   if (lastPts != AV_NOPTS_VALUE) {
     if (pts <= lastPts) pts = lastPts + 1;
     const int64_t lastInStream = av_rescale_q(lastPts, c->time_base, stream->time_base);
@@ -313,7 +254,7 @@ void EncoderSink::Impl::encode(const Slot& s) {
   lastPts = pts;
   frame->pts = pts;
   prevVideoUs = lastVideoUs;
-  lastVideoUs = s.ptsUs;
+  lastVideoUs = outUs;
   if (c->flags & AV_CODEC_FLAG_QSCALE) frame->quality = c->global_quality;
   drain(frame.get());
   ++frames;
@@ -357,7 +298,7 @@ EncoderSink::~EncoderSink() {
   }
 }
 
-void EncoderSink::write(const uint8_t* rgb, size_t pitch, int width, int height, int64_t ptsUs) {
+void EncoderSink::write(const uint8_t* rgb, size_t pitch, int width, int height, int64_t ptsUs, uint32_t serial) {
   Impl& m = *impl_;
   if (m.finished) throw EncoderError("'" + m.opt.path + "': write after finish");
   if (!rgb || width <= 0 || height <= 0 || pitch < size_t(width) * 3)
@@ -374,6 +315,7 @@ void EncoderSink::write(const uint8_t* rgb, size_t pitch, int width, int height,
   for (int y = 0; y < height; ++y)
     std::memcpy(s.rgb.data() + s.stride * size_t(y), rgb + pitch * size_t(y), size_t(width) * 3);
   s.ptsUs = ptsUs;
+  s.serial = serial;
   {
     std::lock_guard<std::mutex> lock(m.mutex);
     ++m.size;

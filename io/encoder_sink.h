@@ -29,6 +29,7 @@ struct EncoderAudio {
   AudioPacketQueue* packets = nullptr;  // the demuxed track's packets; null: no audio stream
   AudioTrackInfo track;
   std::string codec;  // "" = copy when the container takes it, else transcode (AAC); "copy"; an encoder name
+  int64_t delayUs = 0;  // audio later than the video by this much (--audio-delay; negative: earlier)
 };
 
 struct EncoderOptions {
@@ -58,9 +59,13 @@ class EncoderSink {
   EncoderSink& operator=(const EncoderSink&) = delete;
 
   // Queues one packed RGB24 frame (`pitch` bytes between rows) shown at `ptsUs`
-  // (microseconds; made strictly increasing). Blocks only while the queue is
-  // full. Throws EncoderError if encoding has failed, or after finish().
-  void write(const uint8_t* rgb, size_t pitch, int width, int height, int64_t ptsUs);
+  // (microseconds, session time) that the source decoded after seek `serial`. Blocks
+  // only while the queue is full. Throws EncoderError if encoding has failed, or after
+  // finish().
+  // Timing: the file's timestamps are made strictly increasing; when the serial changes
+  // (a seek), the file goes on from where it is: that serial's frames and audio are
+  // shifted so its first frame follows the last one written (like a --loop pass).
+  void write(const uint8_t* rgb, size_t pitch, int width, int height, int64_t ptsUs, uint32_t serial = 0);
   // Encodes what is queued, flushes the encoder, writes the trailer and renames
   // the temporary file to the final path. Safe to call twice; throws EncoderError.
   void finish();

@@ -306,7 +306,13 @@ void FfmpegSource::start(FrameQueue& queue) {
     std::lock_guard<std::mutex> lock(mutex_);
     windowStart_ = std::chrono::steady_clock::now();
   }
-  thread_ = std::thread([this] { run(); });
+  split_ = audio_ && audioSink_;
+  if (split_) {
+    videoThread_ = std::thread([this] { videoRun(); });
+    thread_ = std::thread([this] { demuxRun(); });
+  } else {
+    thread_ = std::thread([this] { run(); });
+  }
 }
 
 void FfmpegSource::stop() {
@@ -316,7 +322,9 @@ void FfmpegSource::stop() {
   }
   cond_.notify_all();
   if (queue_) queue_->abort();
+  videoPackets_.abort();
   if (thread_.joinable()) thread_.join();
+  if (videoThread_.joinable()) videoThread_.join();
 }
 
 bool FfmpegSource::seek(int64_t targetUs) {
@@ -325,6 +333,7 @@ bool FfmpegSource::seek(int64_t targetUs) {
     if (!info_.seekable || abort_) return false;
     seekTarget_ = targetUs < 0 ? 0 : targetUs;
     ++serial_;
+    requestedSerial_ = serial_;
     seekPending_ = true;
     // Frames queued before the seek are stale: drop them now, which also frees a
     // producer waiting for room so it reaches the seek request. Under the lock:

@@ -1,9 +1,13 @@
 // The libavformat/libavcodec Source: files, capture devices and lavfi graphs.
 //
 // Threads: the caller's thread opens (constructor) and controls (start, stop,
-// seek, info, stats); one decode thread (run) reads packets, decodes and writes
-// each frame straight into the consumer's FrameQueue. Seeks are requests the
-// decode thread carries out between packets.
+// seek, info, stats). Without sound, one decode thread (run) reads packets, decodes
+// and writes each frame straight into the consumer's FrameQueue; seeks are requests it
+// carries out between packets. With an audio sink, two threads (demux_thread.cpp): the
+// demux thread reads packets, hands the audio to the sink and queues the video
+// (io/video_packet_queue.h, the two bounded together), carries out seeks and loop
+// restarts; the video thread decodes and fills the FrameQueue. Full FrameQueue: only
+// the video thread waits.
 #pragma once
 
 #include "io/av_util.h"
@@ -13,6 +17,7 @@
 #include "io/pixel_format_map.h"
 #include "io/seek_landing.h"
 #include "io/source.h"
+#include "io/video_packet_queue.h"
 
 #include <atomic>
 #include <chrono>
@@ -53,7 +58,18 @@ class FfmpegSource final : public Source {
   static int interrupted(void* self);
   // Audio beside the video (ffmpeg_source_audio.cpp).
   void openAudio();
-  void passAudio(const AVPacket& packet);
+  void passAudio(const AVPacket& packet, uint32_t serial, int64_t loopOffsetUs);
+
+  // With sound: the demux thread and the video thread (demux_thread.cpp).
+  void demuxRun();
+  void demuxLoop();
+  void applyDemuxSeek();
+  bool waitAfterEnd();
+  void noteOrigin(const AVPacket& packet);
+  void videoRun();
+  void startSerial(uint32_t serial, int64_t targetUs);
+  void endOfPass();
+  void passEnded(bool restart);
 
   // The decode thread (decode_thread.cpp).
   void run();
@@ -70,9 +86,15 @@ class FfmpegSource final : public Source {
   void applyPendingSeek();
   void restartLoop();
   void seekFile(int64_t targetUs);
+  void seekFormat(int64_t targetUs);
+  // A seek still landing (seek_landing.h): video packets judged, audio held.
+  SeekLanding::Verdict landingVerdict(const AVPacket& packet);
+  void passHeldAudio(uint32_t serial, int64_t loopOffsetUs);
+  void holdAudio(const AVPacket& packet);
   void readVideo(const AVPacket& packet);
   void readAudio(const AVPacket& packet);
   void reseek();
+  void startLanding(int64_t targetUs);
   void countFrame();
   void setFatal(const std::string& reason);
 
@@ -90,32 +112,49 @@ class FfmpegSource final : public Source {
   bool live_ = false;    // options.live or a capture device: low-latency decoding
   int rotation_ = 0;     // clockwise degrees every frame is turned (autorotate)
   AudioTrackInfo audio_;                 // set by the constructor, then read-only
-  AudioPacketSink* audioSink_ = nullptr; // set before start(); called by the decode thread
+  AudioPacketSink* audioSink_ = nullptr; // set before start(); called by the decode / demux thread
 
-  std::thread thread_;
+  std::thread thread_;       // the decode thread, or with sound the demux thread
+  std::thread videoThread_;  // with sound: the video decode thread
+  bool split_ = false;       // with sound (set by start()): two threads
+  VideoPacketQueue videoPackets_;  // with sound: demux -> video thread
   FrameQueue* queue_ = nullptr;  // set by start(), read by the decode thread
   std::atomic<bool> abort_{false};
   std::atomic<bool> seekPending_{false};  // also read without the lock, to drop stale frames
+  std::atomic<uint32_t> requestedSerial_{0};  // serial_, readable without the lock (stale frames)
   std::atomic<int64_t> framesDecoded_{0};
   std::atomic<int64_t> decodeErrors_{0};  // failed packets/frames, corrupt frames, read errors
 
   mutable std::mutex mutex_;     // guards the fields below
-  std::condition_variable cond_; // wakes the decode thread waiting at end of stream
+  std::condition_variable cond_; // wakes the decode / demux thread waiting (end of stream, full queues)
   SourceInfo info_;
   std::string fatal_;
   int64_t seekTarget_ = 0;       // microseconds, for the pending seek
   uint32_t serial_ = 0;          // serial of the latest seek request
+  // With sound: the video thread has drained a pass of serial passSerial_ (passEnded_),
+  // with restart_ when a --loop pass follows from restartOffsetUs_; videoDone_ once the
+  // video thread is gone.
+  bool passEnded_ = false, restart_ = false, videoDone_ = false;
+  uint32_t passSerial_ = 0;
+  int64_t restartOffsetUs_ = 0;
   std::chrono::steady_clock::time_point windowStart_;  // decodeFps window
   int64_t windowFrames_ = 0;
   double decodeFps_ = 0;
 
-  // Decode-thread state (only the decode thread touches these once started).
+  // Demux-thread state with sound: the serial and loop offset packets are read under.
+  uint32_t demuxSerial_ = 0;
+  int64_t demuxLoopOffsetUs_ = 0;
+
+  // Decode-thread state (only the decode thread touches these once started; with sound
+  // the video thread).
   av::FrameWriter writer_;
   av::ColorReport colorReport_{options_.url};
   std::vector<uint8_t> unrotated_;  // a frame before rotation; grows on size changes only
   av::FramePtr frame_;
   uint32_t frameSerial_ = 0;        // serial stamped on frames
-  int64_t originTs_ = 0;            // stream timestamp of time 0 (stream time base)
+  // Stream timestamp of time 0 (stream time base). With sound the demux thread sets it
+  // (noteOrigin) before queuing the packet it came from; the video thread only reads it.
+  int64_t originTs_ = 0;
   bool haveOrigin_ = false;
   int64_t loopOffsetUs_ = 0;        // added to pts after each loop restart
   int64_t endUs_ = 0;               // end of the latest frame (pts + duration), microseconds

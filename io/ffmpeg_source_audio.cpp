@@ -18,7 +18,8 @@ void FfmpegSource::openAudio() {
   if (audio_) fmt_->streams[audio_.index]->discard = AVDISCARD_DEFAULT;  // openDecoder discarded it
 }
 
-void FfmpegSource::passAudio(const AVPacket& packet) {
+// `serial` and `loopOffsetUs`: the seek serial and --loop offset the packet was read under.
+void FfmpegSource::passAudio(const AVPacket& packet, uint32_t serial, int64_t loopOffsetUs) {
   if (!audioSink_ || seekPending_) return;  // read before a seek: stale
   AudioPacket p;
   p.packet.reset(av_packet_clone(&packet));
@@ -26,8 +27,8 @@ void FfmpegSource::passAudio(const AVPacket& packet) {
   p.packet->time_base = fmt_->streams[audio_.index]->time_base;
   // One origin for both streams: the video's first timestamp; plus this pass's loop offset.
   const int64_t originUs = haveOrigin_ ? av_rescale_q(originTs_, fmt_->streams[stream_]->time_base, av::kMicros) : 0;
-  p.offsetUs = loopOffsetUs_ - originUs;
-  p.serial = frameSerial_;
+  p.offsetUs = loopOffsetUs - originUs;
+  p.serial = serial;
   audioSink_->audioPacket(std::move(p));
 }
 

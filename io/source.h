@@ -48,6 +48,9 @@ struct SourceOptions {
   // < 0 picks the best one, N the N-th audio stream (from 0).
   bool audio = false;
   int audioTrack = -1;
+  // With sound, the bytes the audio and video packet queues may hold together before the
+  // demuxer waits (ffplay's MAX_QUEUE_SIZE; io/video_packet_queue.h).
+  int64_t maxQueuedBytes = int64_t(15) * 1024 * 1024;
 };
 
 struct SourceInfo {
@@ -79,7 +82,9 @@ class Source {
   virtual SourceInfo info() const = 0;
   // Starts the decode thread, which fills `queue` until EOF (then pushes one
   // endOfStream marker), abort, or stop(). Once per source. `queue` must outlive
-  // the decode thread: stop() (or destroy) the source before the queue.
+  // the decode thread: stop() (or destroy) the source before the queue. With an audio
+  // sink, demuxing and video decoding run on two threads, so a full `queue` holds back
+  // the video only, never the audio (bounded by maxQueuedBytes).
   virtual void start(FrameQueue& queue) = 0;
   // Stops and joins the decode thread; safe to call twice and from the destructor.
   virtual void stop() = 0;

@@ -1,10 +1,13 @@
-// Seeking in FfmpegSource's decode thread: user seeks (accurate: decode from the
-// keyframe before the target, show from the target on), loop restarts, and the landing
-// check that makes seeks in containers without an index (MPEG-TS) start decoding at a
-// keyframe at or before the target (io/seek_landing.h).
+// Seeking in FfmpegSource: user seeks (accurate: decode from the keyframe before the
+// target, show from the target on) and loop restarts of the one decode thread, the
+// demuxer's half used by the demux thread too, and the landing check that makes seeks in
+// containers without an index (MPEG-TS) start decoding at a keyframe at or before the
+// target (io/seek_landing.h), in whichever thread reads the packets.
 #include "io/ffmpeg_source.h"
 
 #include <spdlog/spdlog.h>
+
+#include <algorithm>
 
 namespace vp {
 
@@ -18,55 +21,69 @@ void FfmpegSource::applyPendingSeek() {
     seekPending_ = false;
   }
   seekFile(target);
-  heldAudio_.clear();
-  if (fmt_->iformat->flags & AVFMT_TS_DISCONT) landing_.start(target, target);
-  else landing_.stop();  // an indexed container seeks to a keyframe
+  startLanding(target);
   loopOffsetUs_ = 0;
   skipBeforeUs_ = target;
   nextPtsUs_ = endUs_ = target;
   queue_->flush();  // frames pushed between the request and now
 }
 
-// A video packet read from the input: decoded, unless a seek is still landing.
-void FfmpegSource::readVideo(const AVPacket& packet) {
-  if (landing_.active()) {
-    const AVStream* st = fmt_->streams[stream_];
-    const int64_t ts = packet.pts != AV_NOPTS_VALUE ? packet.pts : packet.dts;
-    if (ts == AV_NOPTS_VALUE) return;  // cannot be placed: not a landing
-    const int64_t ptsUs = av_rescale_q(ts - (haveOrigin_ ? originTs_ : 0), st->time_base, av::kMicros);
-    const int64_t durationUs = packet.duration > 0 ? av_rescale_q(packet.duration, st->time_base, av::kMicros)
-                                                   : int64_t(1e6 / std::max(info_.fps, 1.0));
-    switch (landing_.video(ptsUs, durationUs, packet.flags & AV_PKT_FLAG_KEY)) {
-      case SeekLanding::Verdict::Drop: return;
-      case SeekLanding::Verdict::Reseek: reseek(); return;
-      case SeekLanding::Verdict::Pass:
-        for (const av::PacketPtr& a : heldAudio_) passAudio(*a);
-        heldAudio_.clear();
-        break;
-    }
-  }
-  decodePacket(&packet);
+// A video packet read while a seek may still be landing: its verdict (Pass when not landing).
+SeekLanding::Verdict FfmpegSource::landingVerdict(const AVPacket& packet) {
+  if (!landing_.active()) return SeekLanding::Verdict::Pass;
+  const AVStream* st = fmt_->streams[stream_];
+  const int64_t ts = packet.pts != AV_NOPTS_VALUE ? packet.pts : packet.dts;
+  if (ts == AV_NOPTS_VALUE) return SeekLanding::Verdict::Drop;  // cannot be placed: not a landing
+  const int64_t ptsUs = av_rescale_q(ts - (haveOrigin_ ? originTs_ : 0), st->time_base, av::kMicros);
+  const int64_t durationUs = packet.duration > 0 ? av_rescale_q(packet.duration, st->time_base, av::kMicros)
+                                                 : int64_t(1e6 / std::max(info_.fps, 1.0));
+  const SeekLanding::Verdict v = landing_.video(ptsUs, durationUs, packet.flags & AV_PKT_FLAG_KEY);
+  if (v == SeekLanding::Verdict::Reseek) reseek();
+  return v;
 }
 
-// An audio packet: passed on, or held while a seek is landing (a new seek reads it again).
-void FfmpegSource::readAudio(const AVPacket& packet) {
-  if (!landing_.active()) {
-    passAudio(packet);
-    return;
-  }
+// The landing is good: the audio read meanwhile goes on, in its order.
+void FfmpegSource::passHeldAudio(uint32_t serial, int64_t loopOffsetUs) {
+  for (const av::PacketPtr& a : heldAudio_) passAudio(*a, serial, loopOffsetUs);
+  heldAudio_.clear();
+}
+
+// Audio read while a seek is landing: a new seek reads it again, so it waits for the verdict.
+void FfmpegSource::holdAudio(const AVPacket& packet) {
   av::PacketPtr held(av_packet_clone(&packet));
   if (!held) throw std::bad_alloc();
   heldAudio_.push_back(std::move(held));
 }
 
-// The landing missed the keyframe before the target: seek again from further back.
+// The one-thread path: a video packet read from the input is decoded unless a seek is landing.
+void FfmpegSource::readVideo(const AVPacket& packet) {
+  if (landingVerdict(packet) != SeekLanding::Verdict::Pass) return;
+  passHeldAudio(frameSerial_, loopOffsetUs_);
+  decodePacket(&packet);
+}
+
+void FfmpegSource::readAudio(const AVPacket& packet) {
+  if (landing_.active()) holdAudio(packet);
+  else passAudio(packet, frameSerial_, loopOffsetUs_);
+}
+
+// The landing missed the keyframe before the target: read again from further back. No
+// packet reached the decoder since the seek flushed it.
 void FfmpegSource::reseek() {
   const int64_t from = landing_.nextFromUs();
   spdlog::debug("'{}': seek to {:.3f} s landed past the keyframe it needs; again from {:.3f} s", options_.url,
                 double(landing_.targetUs()) * 1e-6, double(from) * 1e-6);
-  seekFile(from);
+  seekFormat(from);
   heldAudio_.clear();
   landing_.start(landing_.targetUs(), from);
+}
+
+// After the input was sought for a seek to `targetUs`: in a format without an index, the
+// landing is judged (an indexed container seeks to a keyframe).
+void FfmpegSource::startLanding(int64_t targetUs) {
+  heldAudio_.clear();
+  if (fmt_->iformat->flags & AVFMT_TS_DISCONT) landing_.start(targetUs, targetUs);
+  else landing_.stop();
 }
 
 void FfmpegSource::restartLoop() {
@@ -77,10 +94,17 @@ void FfmpegSource::restartLoop() {
 }
 
 // Seeks to the keyframe at or before `targetUs` (file time) and resets the decoder.
+void FfmpegSource::seekFile(int64_t targetUs) {
+  seekFormat(targetUs);
+  avcodec_flush_buffers(dec_.get());
+  framesThisPass_ = 0;
+}
+
+// The demuxer's half of seekFile: reading goes on from the keyframe at or before targetUs.
 // The start of a transport stream is sought by byte: MPEG-TS has no index, and its
 // timestamp search lands on the first packet whose DTS reaches the target, which with
 // B-frames (DTS before PTS) is past the opening keyframe.
-void FfmpegSource::seekFile(int64_t targetUs) {
+void FfmpegSource::seekFormat(int64_t targetUs) {
   const AVStream* st = fmt_->streams[stream_];
   const int64_t ts = av_rescale_q(targetUs, av::kMicros, st->time_base) + (haveOrigin_ ? originTs_ : 0);
   const int flags = fmt_->iformat->flags;
@@ -89,8 +113,6 @@ void FfmpegSource::seekFile(int64_t targetUs) {
   if (r < 0) r = avformat_seek_file(fmt_.get(), stream_, INT64_MIN, ts, ts, 0);
   if (r < 0) r = av_seek_frame(fmt_.get(), stream_, ts, AVSEEK_FLAG_BACKWARD | AVSEEK_FLAG_ANY);
   if (r < 0) spdlog::warn("'{}': seek to {:.3f} s failed: {}", options_.url, targetUs / 1e6, av::errorText(r));
-  avcodec_flush_buffers(dec_.get());
-  framesThisPass_ = 0;
 }
 
 }  // namespace vp

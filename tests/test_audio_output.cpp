@@ -87,6 +87,35 @@ TEST_F(AudioOutput, CopyKeepsPacketsByteIdentical) {
   }
 }
 
+// --audio-delay moves the file's audio against its video (positive: later), copied or
+// transcoded: every beep lands `delay` after its flash, within one video frame.
+TEST_F(AudioOutput, AudioDelayShiftsTheFilesAudio) {
+  struct Case {
+    const char* in;
+    const char* out;
+    const char* codec;
+  };
+  const std::string mp4 = clip("mp4"), mkv = clip("mkv");
+  for (const Case& c : {Case{"mp4", "mp4", "copy"}, Case{"mkv", "mp4", "aac"}, Case{"mkv", "mkv", "copy"}})
+    for (const double delay : {0.2, -0.12}) {
+      const std::string in = std::string(c.in) == "mp4" ? mp4 : mkv;
+      const std::string name = std::string(c.in) + "_" + c.codec + "_" + std::to_string(delay) + "." + c.out;
+      const std::string out = dir_.file(name);
+      const test::ProgramRun r =
+          vidproc({in, "--mode", "blur", "--audio-codec", c.codec, "--audio-delay", std::to_string(delay), "-o", out});
+      ASSERT_EQ(r.exitCode, 0) << name << ": " << r.err;
+      const auto flashes = test::flashOnsets(out), beeps = test::beepOnsets(out);
+      ASSERT_GE(flashes.size(), 4u) << name;
+      const double gap = test::worstFlashBeepGap(flashes, beeps, delay);
+      EXPECT_LT(gap, kFrame) << name << ": beeps are not " << delay << " s after their flashes";
+      RecordProperty(name + "_offset_error_ms", std::to_string(gap * 1e3));
+      // Copied packets keep their bytes: only their timestamps move.
+      if (c.codec == std::string("copy") && delay > 0) {
+        EXPECT_EQ(test::audioPacketHashes(in), test::audioPacketHashes(out)) << name;
+      }
+    }
+}
+
 // PCM cannot go into MP4 as is: AAC, and the line says so; --audio-codec copy refuses.
 TEST_F(AudioOutput, PcmIntoMp4IsTranscodedToAac) {
   const std::string in = clip("mkv"), out = dir_.file("out.mp4");

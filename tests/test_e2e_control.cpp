@@ -3,6 +3,7 @@
 // ignored with a warning, pause idles the process, quit and signals end it cleanly.
 // The binary is $VP_VIDPROC (a command, e.g. ".gpu/run build/vidproc") or the one
 // built beside this test; VP_E2E_BACKEND picks the backend (cpu).
+#include "support/audio_clips.h"
 #include "support/clips.h"
 #include "support/color_reference.h"
 #include "support/ffmpeg_cli.h"
@@ -267,6 +268,58 @@ TEST_F(E2EControl, StepSeekAndResumeWhilePaused) {
   EXPECT_NE(vp.log().find("control: seek to 0.200 s"), std::string::npos) << vp.log();
   const nlohmann::json j = nlohmann::json::parse(readFile(stats));
   EXPECT_GE(j["frames"]["processed"].get<int64_t>(), 30);  // seeking back replays frames
+}
+
+// Waits until the process has used no CPU for 300 ms (paused, nothing in flight).
+bool waitForIdle(const Running& vp, std::chrono::seconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  double before = vp.cpuSeconds();
+  while (Clock::now() < deadline) {
+    std::this_thread::sleep_for(300ms);
+    const double now = vp.cpuSeconds();
+    if (now - before < 0.005) return true;
+    before = now;
+  }
+  return false;
+}
+
+// A seek while writing a file with sound: the file goes on from where it is with both
+// streams (as --loop does). 50 frames (2.0 s) stepped, then seek 0.6 and play to the end:
+// 2.0 + 3.4 s of video, the audio ending with it, every beep on its flash, and the audio
+// packets seamless (no gap over a frame, no overlap, increasing timestamps).
+TEST_F(E2EControl, SeekWhileWritingKeepsTheAudioInStep) {
+  if (!test::haveFfmpegCli()) GTEST_SKIP() << "needs ffmpeg/ffprobe (scripts/setup.sh)";
+  constexpr double kFrame = 1 / test::kClipFps, kAudioFrame = 1024.0 / 48000;
+  for (const char* container : {"mp4", "mkv"}) {  // AAC copied; PCM transcoded to AAC
+    const std::string in = dir.file(std::string("beeps.") + container), out = dir.file(std::string("seek_") + container + ".mp4");
+    test::makeFlashBeepClip(container, in);
+    std::string steps = "pause\n";
+    for (int i = 0; i < 50; ++i) steps += "step\n";
+    Running vp(dir, "'" + in + "' --mode none -o '" + out + "'", steps);
+    ASSERT_TRUE(waitForIdle(vp, 30s)) << vp.log();
+    ASSERT_TRUE(vp.send("seek 0.6\nresume\n"));
+    ASSERT_EQ(vp.wait(60s), 0) << vp.log();
+
+    const test::StreamEnds e = test::streamEnds(out);
+    ASSERT_EQ(e.audioStreams, 1) << container;
+    EXPECT_NEAR(e.videoEnd, 2.0 + 3.4, 1e-3) << container;
+    EXPECT_NEAR(e.audioEnd, e.videoEnd, kAudioFrame) << container;
+    const auto flashes = test::flashOnsets(out);
+    EXPECT_EQ(flashes.size(), 5u) << container << ": 2 flashes before the seek, 3 after";
+    EXPECT_LT(test::worstFlashBeepGap(flashes, test::beepOnsets(out)), kFrame) << container;
+    const auto packets = test::audioPacketTimes(out);
+    ASSERT_GT(packets.size(), 100u);
+    double worstGap = 0, worstOverlap = 0;
+    for (size_t i = 1; i < packets.size(); ++i) {
+      EXPECT_GT(packets[i].pts, packets[i - 1].pts) << container << " packet " << i;
+      const double gap = packets[i].pts - (packets[i - 1].pts + packets[i - 1].duration);
+      worstGap = std::max(worstGap, gap);
+      worstOverlap = std::max(worstOverlap, -gap);
+    }
+    EXPECT_LT(worstGap, kFrame) << container;
+    EXPECT_LT(worstOverlap, 1e-3) << container;
+    RecordProperty(std::string(container) + "_seam_gap_ms", std::to_string(worstGap * 1e3));
+  }
 }
 
 TEST_F(E2EControl, MissingControlFileIsAnError) {

@@ -14,8 +14,8 @@ namespace vp {
 class AudioRenderer {
  public:
   virtual ~AudioRenderer() = default;
-  // `frames` frames of interleaved float samples into `out`; `nowUs` the steady clock
-  // (microseconds) at the call.
+  // `frames` frames of interleaved float samples into `out`, channels in SDL2's speaker
+  // order (SDL_audio.h); `nowUs` the steady clock (microseconds) at the call.
   virtual void render(float* out, int frames, int64_t nowUs) = 0;
 };
 

@@ -41,11 +41,17 @@ bool Feeder::feed(const ProcessParams& params) {
   in.ptsUs = f->info.ptsUs;
   in.device = f->info.device;
   if (auto ticket = processor_.submit(in, params)) {
+    if (serials_.empty() || serials_.back().second != f->info.serial) serials_.emplace_back(*ticket, f->info.serial);
     pending_ = ticket;
     ++framesIn_;
     return true;
   }
   return progressed;
+}
+
+uint32_t Feeder::serialOf(uint64_t ticket) {
+  while (serials_.size() > 1 && serials_[1].first <= ticket) serials_.pop_front();
+  return serials_.empty() ? 0 : serials_.front().second;
 }
 
 void Feeder::waitForWork() {

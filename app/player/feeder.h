@@ -7,9 +7,11 @@
 #include "io/source.h"
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <utility>
 
 namespace vp {
 
@@ -36,6 +38,9 @@ class Feeder {
   int64_t skipped() const { return skipped_; }
 
   int64_t framesIn() const { return framesIn_; }
+  // The seek serial of the frame submitted as `ticket`; asked in ticket order (outputs
+  // come out in order), so older records are let go.
+  uint32_t serialOf(uint64_t ticket);
 
  private:
   Source& source_;
@@ -47,6 +52,7 @@ class Feeder {
   int64_t framesIn_ = 0;
   int64_t skipped_ = 0;
   std::function<bool(int64_t)> late_;
+  std::deque<std::pair<uint64_t, uint32_t>> serials_;  // first ticket of each serial submitted
 };
 
 }  // namespace vp

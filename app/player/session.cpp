@@ -68,6 +68,7 @@ Session::Session(const Options& o, const SignalWatcher& signals, RunStats& stats
       eo.overwrite = o.overwrite;
       eo.audio.track = source_->audioTrack();
       eo.audio.codec = o.audioCodec;
+      eo.audio.delayUs = int64_t(o.audioDelay * 1e6);
       if (!eo.audio.track)
         spdlog::info("audio: none{}", o.noAudio || o.audioCodec == "none" ? " (--no-audio / --audio-codec none)"
                                                                          : " in the input");
@@ -283,7 +284,7 @@ void Session::measureAvDiff(const OutputFrame& out, int64_t nowUs) {
 }
 
 void Session::consume(const OutputFrame& out) {
-  if (file_) stats_.stages[size_t(Stage::Encode)].add(file_->write(out));
+  if (file_) stats_.stages[size_t(Stage::Encode)].add(file_->write(out, feeder_->serialOf(out.ticket)));
   if (!pendingShots_.empty()) savePendingScreenshots(out);
   if (role_ == Role::Window) {  // kept for screenshots of the frame shown
     const size_t row = size_t(out.width) * 3;

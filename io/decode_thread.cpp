@@ -80,8 +80,11 @@ void FfmpegSource::decodeLoop() {
       continue;
     }
     consecutiveErrors = 0;
-    if (packet->stream_index == stream_) readVideo(*packet);
-    else if (packet->stream_index == audio_.index) readAudio(*packet);
+    if (packet->stream_index == stream_) {
+      if (admitVideo(*packet, frameSerial_, loopOffsetUs_)) decodePacket(packet.get());
+    } else if (packet->stream_index == audio_.index) {
+      admitAudio(*packet, frameSerial_, loopOffsetUs_);
+    }
     av_packet_unref(packet.get());
   }
 }

@@ -3,11 +3,11 @@
 //
 // Demux thread: apply a pending seek (seek the input, flush the video packets, queue a
 // Seek marker with the new serial; in MPEG-TS, drop the video up to the keyframe the
-// target needs, seeking again if it landed past it: source_seek.cpp); wait while the packet queues are full together
-// (io/video_packet_queue.h); read a packet: video into the video packet queue, audio to
-// the sink. At the end of the input: queue an End marker and wait until the video
-// thread has drained the pass; then restart at the start (--loop, the audio offset by
-// where the video ended) or wait for a seek or stop.
+// target needs, seeking again if it landed past it: source_seek.cpp); wait while the
+// packet queues are full together (io/video_packet_queue.h); read a packet: video into
+// the video packet queue, audio to the sink. At the end of the input: queue an End
+// marker and wait until the video thread has drained the pass; then restart at the start
+// (--loop, the audio offset by where the video ended) or wait for a seek or stop.
 // Video thread: pop a packet; Seek markers reset the decoder and the per-serial state;
 // packets of a serial older than the latest request are skipped; End drains the decoder
 // and either asks the demuxer for the next --loop pass or pushes the endOfStream frame.
@@ -66,11 +66,10 @@ void FfmpegSource::demuxLoop() {
     consecutiveErrors = 0;
     if (packet->stream_index == stream_) {
       noteOrigin(*packet);
-      if (landingVerdict(*packet) != SeekLanding::Verdict::Pass) {
+      if (!admitVideo(*packet, demuxSerial_, demuxLoopOffsetUs_)) {
         av_packet_unref(packet.get());
         continue;
       }
-      passHeldAudio(demuxSerial_, demuxLoopOffsetUs_);
       VideoPacket v;
       v.packet.reset(av_packet_alloc());
       if (!v.packet) throw std::bad_alloc();
@@ -79,8 +78,7 @@ void FfmpegSource::demuxLoop() {
       v.serial = demuxSerial_;
       videoPackets_.push(std::move(v));
     } else if (packet->stream_index == audio_.index) {
-      if (landing_.active()) holdAudio(*packet);
-      else passAudio(*packet, demuxSerial_, demuxLoopOffsetUs_);
+      admitAudio(*packet, demuxSerial_, demuxLoopOffsetUs_);
     }
     av_packet_unref(packet.get());
   }

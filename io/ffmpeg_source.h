@@ -87,12 +87,9 @@ class FfmpegSource final : public Source {
   void restartLoop();
   void seekFile(int64_t targetUs);
   void seekFormat(int64_t targetUs);
-  // A seek still landing (seek_landing.h): video packets judged, audio held.
-  SeekLanding::Verdict landingVerdict(const AVPacket& packet);
-  void passHeldAudio(uint32_t serial, int64_t loopOffsetUs);
-  void holdAudio(const AVPacket& packet);
-  void readVideo(const AVPacket& packet);
-  void readAudio(const AVPacket& packet);
+  // Packets read while a seek may still be landing (seek_landing.h): video judged, audio held.
+  bool admitVideo(const AVPacket& packet, uint32_t serial, int64_t loopOffsetUs);
+  void admitAudio(const AVPacket& packet, uint32_t serial, int64_t loopOffsetUs);
   void reseek();
   void startLanding(int64_t targetUs);
   void countFrame();

@@ -36,8 +36,8 @@ class SeekLanding {
     active_ = false;
     return ptsUs - durationUs / 2 <= targetUs_ ? Verdict::Pass : Verdict::Reseek;
   }
-  // Non-video packets while active are held back or dropped by the caller; they follow
-  // the verdict of the video.
+  // Other streams' packets read while active are held by the caller until the video's
+  // verdict: passed after Pass, read again after Reseek.
 
   // The end of the input before any keyframe: a new seek is needed (when not at the start).
   bool reseekAtEnd() {

@@ -28,43 +28,38 @@ void FfmpegSource::applyPendingSeek() {
   queue_->flush();  // frames pushed between the request and now
 }
 
-// A video packet read while a seek may still be landing: its verdict (Pass when not landing).
-SeekLanding::Verdict FfmpegSource::landingVerdict(const AVPacket& packet) {
-  if (!landing_.active()) return SeekLanding::Verdict::Pass;
+// A video packet read from the input, in whichever thread reads: true when it goes on to
+// the decoder. While a seek is landing, packets before the keyframe it needs are not
+// (a landing past that keyframe seeks again here); once it has landed, the audio held
+// meanwhile goes on first, stamped `serial` / `loopOffsetUs` like the packets read now.
+bool FfmpegSource::admitVideo(const AVPacket& packet, uint32_t serial, int64_t loopOffsetUs) {
+  if (!landing_.active()) return true;
   const AVStream* st = fmt_->streams[stream_];
   const int64_t ts = packet.pts != AV_NOPTS_VALUE ? packet.pts : packet.dts;
-  if (ts == AV_NOPTS_VALUE) return SeekLanding::Verdict::Drop;  // cannot be placed: not a landing
+  if (ts == AV_NOPTS_VALUE) return false;  // cannot be placed: not a landing
   const int64_t ptsUs = av_rescale_q(ts - (haveOrigin_ ? originTs_ : 0), st->time_base, av::kMicros);
   const int64_t durationUs = packet.duration > 0 ? av_rescale_q(packet.duration, st->time_base, av::kMicros)
                                                  : int64_t(1e6 / std::max(info_.fps, 1.0));
-  const SeekLanding::Verdict v = landing_.video(ptsUs, durationUs, packet.flags & AV_PKT_FLAG_KEY);
-  if (v == SeekLanding::Verdict::Reseek) reseek();
-  return v;
-}
-
-// The landing is good: the audio read meanwhile goes on, in its order.
-void FfmpegSource::passHeldAudio(uint32_t serial, int64_t loopOffsetUs) {
+  switch (landing_.video(ptsUs, durationUs, packet.flags & AV_PKT_FLAG_KEY)) {
+    case SeekLanding::Verdict::Drop: return false;
+    case SeekLanding::Verdict::Reseek: reseek(); return false;
+    case SeekLanding::Verdict::Pass: break;
+  }
   for (const av::PacketPtr& a : heldAudio_) passAudio(*a, serial, loopOffsetUs);
   heldAudio_.clear();
+  return true;
 }
 
-// Audio read while a seek is landing: a new seek reads it again, so it waits for the verdict.
-void FfmpegSource::holdAudio(const AVPacket& packet) {
+// An audio packet read from the input: passed on, or held while a seek is landing (a new
+// seek reads it again, so it waits for the verdict on the video).
+void FfmpegSource::admitAudio(const AVPacket& packet, uint32_t serial, int64_t loopOffsetUs) {
+  if (!landing_.active()) {
+    passAudio(packet, serial, loopOffsetUs);
+    return;
+  }
   av::PacketPtr held(av_packet_clone(&packet));
   if (!held) throw std::bad_alloc();
   heldAudio_.push_back(std::move(held));
-}
-
-// The one-thread path: a video packet read from the input is decoded unless a seek is landing.
-void FfmpegSource::readVideo(const AVPacket& packet) {
-  if (landingVerdict(packet) != SeekLanding::Verdict::Pass) return;
-  passHeldAudio(frameSerial_, loopOffsetUs_);
-  decodePacket(&packet);
-}
-
-void FfmpegSource::readAudio(const AVPacket& packet) {
-  if (landing_.active()) holdAudio(packet);
-  else passAudio(packet, frameSerial_, loopOffsetUs_);
 }
 
 // The landing missed the keyframe before the target: read again from further back. No

@@ -52,6 +52,9 @@ TEST_P(AudioSync, BeepsStayOnTheirFlashes) {
   EXPECT_NE((r.out + r.err).find("audio: "), std::string::npos) << "one line says what happened to the audio:\n" << r.out;
   const test::StreamEnds ends = test::streamEnds(out);
   ASSERT_EQ(ends.audioStreams, 1);
+  // MP4 takes AAC, MP3 and AC-3: copied; PCM is transcoded to AAC.
+  const std::string inCodec = test::audioFormat(in).codec;
+  EXPECT_EQ(test::audioFormat(out).codec, inCodec.rfind("pcm", 0) == 0 ? "aac" : inCodec);
   const auto flashes = test::flashOnsets(out), beeps = test::beepOnsets(out);
   ASSERT_GE(flashes.size(), 4u);
   ASSERT_GE(beeps.size(), 4u);
@@ -66,6 +69,7 @@ INSTANTIATE_TEST_SUITE_P(Clips, AudioSync,
                          ::testing::Values(SyncCase{"mp4", "kmeans"}, SyncCase{"mp4", "blur"},
                                            SyncCase{"mkv", "kmeans"}, SyncCase{"mkv", "blur"},
                                            SyncCase{"avi", "kmeans"}, SyncCase{"avi", "blur"},
+                                           SyncCase{"ac3.avi", "kmeans"},
                                            SyncCase{"early.mkv", "kmeans"}, SyncCase{"early.mkv", "blur"}),
                          [](const auto& info) {
                            std::string n = std::string(info.param.container) + "_" + info.param.mode;

@@ -243,12 +243,25 @@ TEST_F(E2EControl, ParametersChangeMidRunThenQuit) {
   expectScreenshotsShowTheParameters(clip, dir.file("kmeans.png"), dir.file("blur.png"));
 }
 
+// Waits until the process has used no CPU for 300 ms (paused, nothing in flight).
+bool waitForIdle(const Running& vp, std::chrono::seconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  double before = vp.cpuSeconds();
+  while (Clock::now() < deadline) {
+    std::this_thread::sleep_for(300ms);
+    const double now = vp.cpuSeconds();
+    if (now - before < 0.005) return true;
+    before = now;
+  }
+  return false;
+}
+
 TEST_F(E2EControl, PauseIdlesAndSignalsStillEndIt) {
   Running vp(dir, "'" + clip + "' --loop");
   ASSERT_TRUE(vp.send("screenshot " + dir.file("a.png") + "\n"));
   ASSERT_TRUE(waitForFile(dir.file("a.png"), 20s)) << vp.log();
   ASSERT_TRUE(vp.send("pause\n"));
-  std::this_thread::sleep_for(300ms);  // in-flight frames drain
+  ASSERT_TRUE(waitForIdle(vp, 30s)) << "in-flight frames never drained\n" << vp.log();
   const double cpu0 = vp.cpuSeconds();
   std::this_thread::sleep_for(1s);
   const double used = vp.cpuSeconds() - cpu0;
@@ -268,19 +281,6 @@ TEST_F(E2EControl, StepSeekAndResumeWhilePaused) {
   EXPECT_NE(vp.log().find("control: seek to 0.200 s"), std::string::npos) << vp.log();
   const nlohmann::json j = nlohmann::json::parse(readFile(stats));
   EXPECT_GE(j["frames"]["processed"].get<int64_t>(), 30);  // seeking back replays frames
-}
-
-// Waits until the process has used no CPU for 300 ms (paused, nothing in flight).
-bool waitForIdle(const Running& vp, std::chrono::seconds timeout) {
-  const auto deadline = Clock::now() + timeout;
-  double before = vp.cpuSeconds();
-  while (Clock::now() < deadline) {
-    std::this_thread::sleep_for(300ms);
-    const double now = vp.cpuSeconds();
-    if (now - before < 0.005) return true;
-    before = now;
-  }
-  return false;
 }
 
 // A seek while writing a file with sound: the file goes on from where it is with both

@@ -51,6 +51,7 @@ void makeFlashBeepClip(const std::string& container, const std::string& path, do
   if (container == "mp4") args.insert(args.end(), {"-c:v", "libx264", "-g", "25", "-c:a", "aac"});
   else if (container == "mkv") args.insert(args.end(), {"-c:v", "libx264", "-g", "25", "-c:a", "pcm_s16le"});
   else if (container == "avi") args.insert(args.end(), {"-c:v", "mpeg4", "-q:v", "3", "-c:a", "libmp3lame"});
+  else if (container == "ac3.avi") args.insert(args.end(), {"-c:v", "mpeg4", "-q:v", "3", "-c:a", "ac3"});
   else if (container == "ts")  // a camera's transport stream: HEVC with B-frames, AAC
     args.insert(args.end(), {"-c:v", "libx265", "-x265-params", "log-level=none:keyint=25", "-c:a", "aac"});
   else throw std::invalid_argument("makeFlashBeepClip: unknown container " + container);

@@ -10,9 +10,9 @@ namespace vp::test {
 
 // 25 fps, 160x120, black with a 2-frame white flash at 0.4, 1.4, 2.4, 3.4 s; a 50 ms
 // 1 kHz beep (48 kHz mono) starting at each flash. `container`: "mp4" (H.264 + AAC),
-// "mkv" (H.264 + PCM), "avi" (MPEG-4 + MP3), "ts" (HEVC with B-frames, a keyframe every
-// second, + AAC) or "early.mkv" (H.264 + AAC; the audio starts 0.6 s before the video,
-// with an extra beep in that lead). Written to `path`.
+// "mkv" (H.264 + PCM), "avi" (MPEG-4 + MP3), "ac3.avi" (MPEG-4 + AC-3), "ts" (HEVC with
+// B-frames, a keyframe every second, + AAC) or "early.mkv" (H.264 + AAC; the audio starts
+// 0.6 s before the video, with an extra beep in that lead). Written to `path`.
 void makeFlashBeepClip(const std::string& container, const std::string& path, double seconds = 4);
 
 constexpr double kClipFps = 25;

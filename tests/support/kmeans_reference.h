@@ -13,8 +13,8 @@
 //  - initial centres: Uniform = pixels at raster index floor(j*N/k); KmeansPlusPlus as
 //    specified in the comment of kmeansPlusPlusReference below; Warm = given centres.
 //
-// The contract lets the implementation score with float arithmetic whose result is within
-// 0.1 of the exact score, so where two different centres are within kTieMargin (squared
+// The contract lets the implementation's float score choose a centre up to 0.25 squared
+// levels farther than the nearest, so where two different centres are within kTieMargin (squared
 // 8-bit levels) of a pixel's nearest one the choice is the implementation's: the
 // reference calls that pixel ambiguous. Likewise a stop decision where shift2 lies within
 // a rounding error of epsilon. An optional guide (the implementation's own assignment
@@ -34,7 +34,7 @@ namespace vp::test::ref {
 
 constexpr int kRefMaxClusters = 32;
 constexpr uint64_t kRefPlusPlusSamples = 16384;
-constexpr double kTieMargin = 0.25;  // squared 8-bit levels (contract: score within 0.1 of exact)
+constexpr double kTieMargin = 0.25;  // squared 8-bit levels (the contract's float-score margin)
 
 enum class RefInit { Uniform, PlusPlus, Warm };
 

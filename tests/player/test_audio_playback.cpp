@@ -174,15 +174,22 @@ const Beep* nearest(const std::vector<Beep>& heard, int64_t flashUs, int64_t& di
   return best;
 }
 
-TEST(AudioPlayback, FlashesAndBeepsStayTogetherThroughSeekPauseVolumeAndMute) {
-  if (!test::haveFfmpegCli()) GTEST_SKIP() << "ffmpeg/ffprobe programs not installed (scripts/setup.sh)";
-  test::TempDir dir;
+// Options that play a clip of `seconds` with a flash and a beep each second (made in `dir`),
+// unprocessed, on the CPU backend.
+Options flashClip(const test::TempDir& dir, double seconds) {
   Options options;
   options.input = dir.file("clip.mp4");
-  test::makeFlashBeepClip("mp4", options.input, 10);
+  test::makeFlashBeepClip("mp4", options.input, seconds);
   options.backend = Backend::Cpu;
   options.process.mode = Mode::None;
   options.streams = 2;
+  return options;
+}
+
+TEST(AudioPlayback, FlashesAndBeepsStayTogetherThroughSeekPauseVolumeAndMute) {
+  if (!test::haveFfmpegCli()) GTEST_SKIP() << "ffmpeg/ffprobe programs not installed (scripts/setup.sh)";
+  test::TempDir dir;
+  Options options = flashClip(dir, 10);
   FlashDisplay display;
   // Flash at 0.4 s; 1.2 s: seek to 5 s; 5.6 s: pause ~0.2 s; 6.2 s: volume 50; flash 6.4 s
   // (half as loud); 7.0 s: mute; flashes 7.4, 8.4, 9.4 s (silent).
@@ -235,19 +242,13 @@ TEST(AudioPlayback, FlashesAndBeepsStayTogetherThroughSeekPauseVolumeAndMute) {
               (long long)stats.audioUnderruns);
 }
 
-
 // The audio-delay command, sent through the control channel (--control FILE), plays the
 // sound later than the picture (as --audio-delay does from the start); measured on the
 // flashes 2 s and 3 s after it, once caught up.
 TEST(AudioPlayback, AudioDelayPlaysTheSoundLater) {
   if (!test::haveFfmpegCli()) GTEST_SKIP() << "ffmpeg/ffprobe programs not installed (scripts/setup.sh)";
   test::TempDir dir;
-  Options options;
-  options.input = dir.file("clip.mp4");
-  test::makeFlashBeepClip("mp4", options.input, 4);
-  options.backend = Backend::Cpu;
-  options.process.mode = Mode::None;
-  options.streams = 2;
+  Options options = flashClip(dir, 4);
   FlashDisplay display;
   display.byFlashes = {{1, "audio-delay 0.1"}};  // after the flash at 0.4 s
   display.controlPath = options.control = dir.file("control.txt");
@@ -268,17 +269,12 @@ TEST(AudioPlayback, AudioDelayPlaysTheSoundLater) {
   std::printf("beep - flash after audio-delay 0.1: %.1f, %.1f ms\n", d2, d3);
 }
 
-
 // No audio device (a server, CI, a broken sound setup): the video plays on its own clock,
 // every frame, and the run says why there is no sound.
 TEST(AudioPlayback, WithoutADeviceTheVideoPlaysAndSaysWhy) {
   if (!test::haveFfmpegCli()) GTEST_SKIP() << "ffmpeg/ffprobe programs not installed (scripts/setup.sh)";
   test::TempDir dir;
-  Options options;
-  options.input = dir.file("clip.mp4");
-  test::makeFlashBeepClip("mp4", options.input, 3);
-  options.backend = Backend::Cpu;
-  options.process.mode = Mode::None;
+  Options options = flashClip(dir, 3);
   FlashDisplay display;
   SignalWatcher signals;
   RunStats stats;

@@ -2,9 +2,11 @@
 // by the ffmpeg CLI with explicit colour tags (matrix and range, so nothing rests on how
 // an untagged clip is guessed), outputs decoded by the ffmpeg CLI (not the project's
 // openSource) and pixels converted by the double-precision definitions of
-// support/color_reference.h. Inputs users have: colour tags (BT.709 with unspecified
-// range among them), audio beside the video, variable frame rate, B-frames with seeks,
-// interlaced video. Skipped (visibly, per test) when ffmpeg/ffprobe are missing.
+// support/color_reference.h. The blur and K-means outputs are checked on that reference
+// decode too (the blur's definition; a nearest colour for K-means). Inputs users have:
+// colour tags (BT.709 with unspecified range among them), audio beside the video,
+// variable frame rate, B-frames with seeks, interlaced video. Skipped (visibly, per test)
+// when ffmpeg/ffprobe are missing.
 //
 // Tolerances: lossless paths <= 1 level per channel (vidproc's 16-bit fixed-point
 // conversion against the exact value, both rounded); the lossy H.264 output is checked
@@ -22,6 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -71,6 +75,14 @@ int readIndex(const std::vector<uint8_t>& rgb, int w, int h) {
   return index;
 }
 
+// What E2ERef::processClip gives: the reference RGB frames of the input (ffmpeg's yuv420p
+// decode, the double-precision conversion) and vidproc's output as ffmpeg decodes it.
+struct ProcessedClip {
+  int width = 0, height = 0;
+  std::vector<std::vector<uint8_t>> input;
+  std::vector<std::vector<uint8_t>> output;
+};
+
 struct E2ERef : ::testing::Test {
   test::TempDir dir;
 
@@ -98,6 +110,25 @@ struct E2ERef : ::testing::Test {
     args.push_back(dir.file(name));
     test::ffmpeg(args, dir.path());
     return dir.file(name);
+  }
+
+  // Runs vidproc with `args` on a lossless 67x45 BT.709 pattern clip, to a lossless file.
+  void processClip(const std::vector<std::string>& args, ProcessedClip& c) {
+    const std::string in = makeInput("in.mkv", 67, 45, 3, 25,
+                                     {"-c:v", "ffv1", "-pix_fmt", "yuv420p", "-colorspace", "bt709", "-color_range", "tv"});
+    std::vector<std::string> all = {in, "--codec", "ffv1", "-o", dir.file("out.mkv")};
+    all.insert(all.end(), args.begin(), args.end());
+    const test::ProgramRun r = run(all);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const test::RawVideo src = test::ffmpegDecode(in, "yuv420p");
+    const test::RawVideo out = test::ffmpegDecode(dir.file("out.mkv"), "rgb24");
+    ASSERT_EQ(out.frames.size(), src.frames.size());
+    ASSERT_EQ(out.width, src.width);
+    ASSERT_EQ(out.height, src.height);
+    c.width = src.width;
+    c.height = src.height;
+    for (const auto& f : src.frames) c.input.push_back(test::ref::yuv420pToRgb24(f, c.width, c.height, kBt709Tv));
+    c.output = out.frames;
   }
 
   test::ProgramRun run(const std::vector<std::string>& args) {
@@ -173,6 +204,74 @@ INSTANTIATE_TEST_SUITE_P(
         TagCase{"bt601_tv", {"-colorspace", "smpte170m", "-color_range", "tv"}, {false, false}, "smpte170m", "tv"},
         TagCase{"bt709_pc", {"-colorspace", "bt709", "-color_range", "pc"}, {true, true}, "bt709", "pc"}),
     [](const ::testing::TestParamInfo<TagCase>& i) { return std::string(i.param.name); });
+
+// ---- Processing, end to end: references built from ffmpeg's decode, not the project's. ----
+
+// The box blur by its definition (rgb24, reflected border: -1 -> 1, n -> n - 2), integer
+// round half up.
+std::vector<uint8_t> reflectBoxBlur(const std::vector<uint8_t>& in, int w, int h, int r) {
+  const auto reflect = [](int i, int n) { return n == 1 ? 0 : i < 0 ? -i : i >= n ? 2 * (n - 1) - i : i; };
+  std::vector<uint8_t> out(in.size());
+  const unsigned area = unsigned(2 * r + 1) * unsigned(2 * r + 1);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x)
+      for (int c = 0; c < 3; ++c) {
+        unsigned sum = 0;
+        for (int dy = -r; dy <= r; ++dy)
+          for (int dx = -r; dx <= r; ++dx)
+            sum += in[(size_t(reflect(y + dy, h)) * w + size_t(reflect(x + dx, w))) * 3 + c];
+        out[(size_t(y) * w + x) * 3 + c] = uint8_t((sum + area / 2) / area);
+      }
+  return out;
+}
+
+// Blur: the lossless output within 1 level of the definition applied to the reference
+// input (the input conversions differ by <= 1 level, so their box means do too, and
+// rounding keeps that). A decoding or conversion fault vidproc shares with its own CPU
+// twin cancels in the E2E.*EqualsCpuTwin tests; it does not cancel here.
+TEST_F(E2ERef, BlurOutputMatchesTheDefinitionOnFfmpegsDecode) {
+  ProcessedClip c;
+  ASSERT_NO_FATAL_FAILURE(processClip({"--mode", "blur", "-r", "3", "--border", "reflect"}, c));
+  for (size_t i = 0; i < c.input.size(); ++i) {
+    const test::ref::ByteDiff d = diffBytes(c.output[i], reflectBoxBlur(c.input[i], c.width, c.height, 3));
+    EXPECT_LE(d.max, 1) << "frame " << i << " byte " << d.at << " (mean difference " << d.mean << ")";
+  }
+}
+
+// K-means: at most K colours per frame, and every pixel of the reference input is given a
+// colour nearly as close to it as the nearest of those colours. The slack (Euclidean, in
+// levels) covers what separates vidproc's view from the reference's: its input conversion
+// (<= 1 level per channel, sqrt(3) each way), the centres' rounding to bytes (sqrt(3)/2
+// each way) and the scoring tolerance of gpu/kmeans/kmeans.h (0.25 squared levels).
+TEST_F(E2ERef, KmeansOutputAssignsEachPixelANearestColour) {
+  const int k = 6;
+  ProcessedClip clip;
+  ASSERT_NO_FATAL_FAILURE(processClip({"--mode", "kmeans", "-k", std::to_string(k)}, clip));
+  const auto& want = clip.input;
+  const double slack = 2 * std::sqrt(3.0) + std::sqrt(3.0) + 0.5;
+  const auto dist = [](const uint8_t* a, const uint8_t* b) {
+    double d = 0;
+    for (int c = 0; c < 3; ++c) d += double(int(a[c]) - int(b[c])) * double(int(a[c]) - int(b[c]));
+    return std::sqrt(d);
+  };
+  for (size_t i = 0; i < want.size(); ++i) {
+    const std::vector<uint8_t>& o = clip.output[i];
+    std::vector<std::array<uint8_t, 3>> palette;
+    for (size_t p = 0; p < o.size(); p += 3) {
+      const std::array<uint8_t, 3> c{o[p], o[p + 1], o[p + 2]};
+      if (std::find(palette.begin(), palette.end(), c) == palette.end()) palette.push_back(c);
+    }
+    EXPECT_LE(palette.size(), size_t(k)) << "frame " << i;
+    EXPECT_GE(palette.size(), 2u) << "frame " << i;
+    double worst = 0;
+    for (size_t p = 0; p < o.size(); p += 3) {
+      double nearest = 1e9;
+      for (const auto& c : palette) nearest = std::min(nearest, dist(&want[i][p], c.data()));
+      worst = std::max(worst, dist(&want[i][p], &o[p]) - nearest);
+    }
+    EXPECT_LE(worst, slack) << "frame " << i << ": a pixel's colour is " << worst << " levels farther than the nearest";
+  }
+}
 
 // ---- The default lossy output: chroma as well as luma. ----
 

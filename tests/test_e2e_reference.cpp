@@ -12,9 +12,11 @@
 // conversion against the exact value, both rounded); the lossy H.264 output is checked
 // per colour bar (means within 3 levels, see ColourBarsSurviveH264). Inputs that are
 // lossy themselves (H.264) are compared with ffmpeg's decode of the same bitstream.
+#include "support/blur_reference.h"
 #include "support/clips.h"
 #include "support/color_reference.h"
 #include "support/ffmpeg_cli.h"
+#include "support/images.h"
 #include "support/run_program.h"
 
 #include <gtest/gtest.h>
@@ -75,8 +77,8 @@ int readIndex(const std::vector<uint8_t>& rgb, int w, int h) {
   return index;
 }
 
-// What E2ERef::processClip gives: the reference RGB frames of the input (ffmpeg's yuv420p
-// decode, the double-precision conversion) and vidproc's output as ffmpeg decodes it.
+// An input and vidproc's output, both decoded by ffmpeg: the input's reference RGB frames
+// (its yuv420p decode, the double-precision conversion) and the output as rgb24.
 struct ProcessedClip {
   int width = 0, height = 0;
   std::vector<std::vector<uint8_t>> input;
@@ -120,14 +122,19 @@ struct E2ERef : ::testing::Test {
     all.insert(all.end(), args.begin(), args.end());
     const test::ProgramRun r = run(all);
     ASSERT_EQ(r.exitCode, 0) << r.err;
-    const test::RawVideo src = test::ffmpegDecode(in, "yuv420p");
-    const test::RawVideo out = test::ffmpegDecode(dir.file("out.mkv"), "rgb24");
-    ASSERT_EQ(out.frames.size(), src.frames.size());
+    decodePair(in, dir.file("out.mkv"), kBt709Tv, c);
+  }
+
+  // Both files decoded by ffmpeg (same frame count and size, else a fatal failure).
+  static void decodePair(const std::string& input, const std::string& output, Colour colour, ProcessedClip& c) {
+    const test::RawVideo src = test::ffmpegDecode(input, "yuv420p");
+    const test::RawVideo out = test::ffmpegDecode(output, "rgb24");
     ASSERT_EQ(out.width, src.width);
     ASSERT_EQ(out.height, src.height);
+    ASSERT_EQ(out.frames.size(), src.frames.size());
     c.width = src.width;
     c.height = src.height;
-    for (const auto& f : src.frames) c.input.push_back(test::ref::yuv420pToRgb24(f, c.width, c.height, kBt709Tv));
+    for (const auto& f : src.frames) c.input.push_back(test::ref::yuv420pToRgb24(f, c.width, c.height, colour));
     c.output = out.frames;
   }
 
@@ -140,15 +147,12 @@ struct E2ERef : ::testing::Test {
   // vidproc's processed frames (mode none) as rgb24 against the reference conversion of
   // ffmpeg's decode of the input: frame count, size and every pixel within 1 level.
   void expectFramesMatchInput(const std::string& input, const std::string& output, Colour colour) {
-    const test::RawVideo src = test::ffmpegDecode(input, "yuv420p");
-    const test::RawVideo out = test::ffmpegDecode(output, "rgb24");
-    ASSERT_EQ(out.width, src.width);
-    ASSERT_EQ(out.height, src.height);
-    ASSERT_EQ(out.frames.size(), src.frames.size());
-    for (size_t i = 0; i < src.frames.size(); ++i) {
-      const auto want = test::ref::yuv420pToRgb24(src.frames[i], src.width, src.height, colour);
-      const test::ref::ByteDiff d = diffBytes(out.frames[i], want);
-      EXPECT_LE(d.max, 1) << "frame " << i << " byte " << d.at << ": " << int(out.frames[i][d.at]) << " vs "
+    ProcessedClip c;
+    ASSERT_NO_FATAL_FAILURE(decodePair(input, output, colour, c));
+    for (size_t i = 0; i < c.input.size(); ++i) {
+      const std::vector<uint8_t>& want = c.input[i];
+      const test::ref::ByteDiff d = diffBytes(c.output[i], want);
+      EXPECT_LE(d.max, 1) << "frame " << i << " byte " << d.at << ": " << int(c.output[i][d.at]) << " vs "
                           << int(want[d.at]) << " (mean difference " << d.mean << ")";
     }
   }
@@ -207,22 +211,15 @@ INSTANTIATE_TEST_SUITE_P(
 
 // ---- Processing, end to end: references built from ffmpeg's decode, not the project's. ----
 
-// The box blur by its definition (rgb24, reflected border: -1 -> 1, n -> n - 2), integer
-// round half up.
-std::vector<uint8_t> reflectBoxBlur(const std::vector<uint8_t>& in, int w, int h, int r) {
-  const auto reflect = [](int i, int n) { return n == 1 ? 0 : i < 0 ? -i : i >= n ? 2 * (n - 1) - i : i; };
-  std::vector<uint8_t> out(in.size());
-  const unsigned area = unsigned(2 * r + 1) * unsigned(2 * r + 1);
+// `rgb` (rgb24) blurred by the definition (support/blur_reference.h), as rgb24.
+std::vector<uint8_t> blurByDefinition(const std::vector<uint8_t>& rgb, int w, int h, const BlurParams& p) {
+  HostImage img(w, h);
   for (int y = 0; y < h; ++y)
-    for (int x = 0; x < w; ++x)
-      for (int c = 0; c < 3; ++c) {
-        unsigned sum = 0;
-        for (int dy = -r; dy <= r; ++dy)
-          for (int dx = -r; dx <= r; ++dx)
-            sum += in[(size_t(reflect(y + dy, h)) * w + size_t(reflect(x + dx, w))) * 3 + c];
-        out[(size_t(y) * w + x) * 3 + c] = uint8_t((sum + area / 2) / area);
-      }
-  return out;
+    for (int x = 0; x < w; ++x) {
+      const uint8_t* px = &rgb[(size_t(y) * w + x) * 3];
+      img.at(x, y) = make_uchar4(px[0], px[1], px[2], 255);
+    }
+  return test::packRgb(test::ref::naiveBlur(std::move(img), p));
 }
 
 // Blur: the lossless output within 1 level of the definition applied to the reference
@@ -232,8 +229,11 @@ std::vector<uint8_t> reflectBoxBlur(const std::vector<uint8_t>& in, int w, int h
 TEST_F(E2ERef, BlurOutputMatchesTheDefinitionOnFfmpegsDecode) {
   ProcessedClip c;
   ASSERT_NO_FATAL_FAILURE(processClip({"--mode", "blur", "-r", "3", "--border", "reflect"}, c));
+  BlurParams p;
+  p.radius = 3;
+  p.border = BorderMode::Reflect;
   for (size_t i = 0; i < c.input.size(); ++i) {
-    const test::ref::ByteDiff d = diffBytes(c.output[i], reflectBoxBlur(c.input[i], c.width, c.height, 3));
+    const test::ref::ByteDiff d = diffBytes(c.output[i], blurByDefinition(c.input[i], c.width, c.height, p));
     EXPECT_LE(d.max, 1) << "frame " << i << " byte " << d.at << " (mean difference " << d.mean << ")";
   }
 }

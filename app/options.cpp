@@ -1,6 +1,10 @@
 #include "app/options.h"
 
 #include "app/input/command_table.h"
+#include "app/input/filter_docs.h"
+#include "gpu/filters/blur/blur_filter.h"
+#include "gpu/filters/kmeans/kmeans_filter.h"
+#include "gpu/filters/registry.h"
 
 #include <CLI/CLI.hpp>
 #include <toml++/toml.h>
@@ -21,15 +25,55 @@ the output file is still finalised).
 Every option can also be set in a TOML config file (--config FILE; keys are the long
 option names, see config/default.toml); the command line wins.)";
 
+int kmeansIndex() {
+  const auto& all = filterRegistry();
+  return int(std::find(all.begin(), all.end(), &kKmeansFilter) - all.begin());
+}
+
+// The one-filter shorthands of earlier versions: each sets a filter option's starting value.
+struct Shorthand {
+  const char* flags;   // CLI11 names: "-k,--clusters"
+  const FilterInfo* filter;
+  int option;
+  const char* help;
+};
+
+const std::vector<Shorthand>& shorthands() {
+  static const std::vector<Shorthand> kShorthands = {
+      {"-k,--clusters", &kKmeansFilter, kmeans_option::K, "K-means clusters"},
+      {"--iterations", &kKmeansFilter, kmeans_option::Iterations, "K-means maximum iterations per frame"},
+      {"--epsilon", &kKmeansFilter, kmeans_option::Epsilon, "K-means stops when the largest squared centre shift < this"},
+      {"--init", &kKmeansFilter, kmeans_option::Init, "K-means initialisation"},
+      {"--seed", &kKmeansFilter, kmeans_option::Seed, "k-means++ seed"},
+      {"-r,--radius", &kBlurFilter, blur_option::Radius, "Box blur radius in pixels"},
+      {"--passes", &kBlurFilter, blur_option::Passes, "Box blur passes (3 ~ Gaussian)"},
+      {"--border", &kBlurFilter, blur_option::Border, "Blur border"},
+  };
+  return kShorthands;
+}
+
+// --vf NAME=help: the text to print instead of running.
+struct FilterHelpRequest {
+  std::string text;
+};
+
 // String forms of enum options, converted after parsing.
 struct EnumStrings {
-  std::string mode = "kmeans", border = "replicate", init = "kmeans++", backend = "auto";
+  std::string mode, vf, backend = "auto", compare = "off";
+  std::vector<std::string> shorthand = std::vector<std::string>(shorthands().size());  // "" = not given
+  int splitPercent = 50;
   bool noWarm = false, noVsync = false, noSync = false, noProgress = false, noAutorotate = false;
 };
 
+std::string filterNameList() {
+  std::string out;
+  for (const FilterInfo* f : filterRegistry()) out += std::string(f->name) + ", ";
+  return out + "none";
+}
+
 void buildCli(CLI::App& app, Options& o, EnumStrings& e) {
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  app.footer(commandsHelpText() + "\n" + kFooterEnd);
+  app.footer(filtersHelpText() + "\n" + commandsHelpText() + "\n" + kFooterEnd);
   app.set_version_flag("--version", "vidproc 0.1.0");
 
   app.add_option("input", o.input, "Video file, device or lavfi graph (default: a built-in moving pattern)");
@@ -56,21 +100,33 @@ void buildCli(CLI::App& app, Options& o, EnumStrings& e) {
                  "audio shifted the same way")
       ->check(CLI::Range(-60.0, 60.0));
 
-  app.add_option("--mode", e.mode, "Processing: kmeans, blur or none")
-      ->check(CLI::IsMember({"kmeans", "blur", "none"}));
-  app.add_option("-k,--clusters", o.process.kmeans.k, "K-means clusters (1..32)")->check(CLI::Range(1, 32));
-  app.add_option("--iterations", o.process.kmeans.maxIterations, "K-means maximum iterations per frame")
-      ->check(CLI::Range(0, 1000));
-  app.add_option("--epsilon", o.process.kmeans.epsilon, "K-means stops when the largest squared centre shift < this")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--init", e.init, "K-means initialisation: uniform, kmeans++ or warm")
-      ->check(CLI::IsMember({"uniform", "kmeans++", "warm"}));
-  app.add_flag("--no-warm", e.noWarm, "Re-initialise K-means on every frame instead of warm-starting");
-  app.add_option("--seed", o.process.kmeans.seed, "k-means++ seed");
-  app.add_option("-r,--radius", o.process.blur.radius, "Box blur radius in pixels (0..100)")->check(CLI::Range(0, 100));
-  app.add_option("--passes", o.process.blur.passes, "Box blur passes (1..3; 3 ~ Gaussian)")->check(CLI::Range(1, 3));
-  app.add_option("--border", e.border, "Blur border: zero, replicate, reflect or wrap")
-      ->check(CLI::IsMember({"zero", "replicate", "reflect", "wrap"}));
+  app.add_option("--vf", e.vf,
+                 "Filter chain, ffmpeg's syntax: NAME=KEY=VALUE:...,NAME... (see Filters below; --vf NAME=help)");
+  app.add_option("--mode", e.mode, "A one-filter chain: " + filterNameList() + " (default kmeans)")
+      ->check([](const std::string& v) {
+        return v == "none" || findFilter(v) ? std::string() : "must be one of " + filterNameList();
+      });
+  for (size_t i = 0; i < shorthands().size(); ++i) {
+    const Shorthand& sh = shorthands()[i];
+    const OptionInfo& o = sh.filter->option(sh.option);
+    const std::string help = std::string(sh.help) + " (" + sh.filter->name + " " + o.name + ": " +
+                             optionRange(o) + ")";
+    app.add_option(sh.flags, e.shorthand[i], help)->check([&o](const std::string& v) {
+      try {
+        parseOptionValue(o, v);
+        return std::string();
+      } catch (const std::invalid_argument& bad) {
+        return std::string(bad.what());
+      }
+    });
+  }
+  app.add_flag("--no-warm", e.noWarm, "Re-initialise K-means on every frame instead of warm-starting (kmeans warm=0)");
+  app.add_option("--compare", e.compare, "Compare view: off, split (original left of a line) or side (side by side)")
+      ->check(CLI::IsMember({"off", "split", "side"}));
+  app.add_option("--split", e.splitPercent, "Compare split line at this percent of the width")->check(CLI::Range(0, 100));
+  app.add_option("--output-view", o.outputView,
+                 "What -o and screenshots save with a compare view: processed (the filtered frame) or shown")
+      ->check(CLI::IsMember({"processed", "shown"}));
   app.add_option("--backend", e.backend, "auto, cuda or cpu")->check(CLI::IsMember({"auto", "cuda", "cpu"}));
   app.add_option("--streams", o.streams, "Frames in flight (CUDA streams)")->check(CLI::Range(1, 16));
   app.add_option("--hwdec", o.hwdec, "Hardware decoding: no (default), auto (NVDEC when it can, else software) or nvdec")
@@ -120,6 +176,20 @@ std::vector<std::string> configArgs(const toml::table& table, CLI::App& app, Opt
   std::vector<std::string> args;
   for (const auto& [k, node] : table) {
     const std::string key(k.str());
+    if (key == "presets") {
+      const toml::table* presets = node.as_table();
+      if (!presets) throw std::runtime_error("config: 'presets' must be a table of NAME = \"CHAIN\"");
+      std::vector<std::pair<int, Preset>> ordered;  // toml++ sorts keys; cycle in the file's order
+      for (const auto& [name, chain] : *presets) {
+        auto v = chain.value<std::string>();
+        if (!v) throw std::runtime_error("config: presets." + std::string(name.str()) + " must be a chain string");
+        ordered.push_back({int(chain.source().begin.line), {std::string(name.str()), *v}});
+      }
+      std::stable_sort(ordered.begin(), ordered.end(), [](auto& a, auto& b) { return a.first < b.first; });
+      o.presets.clear();
+      for (auto& [line, preset] : ordered) o.presets.push_back(preset);
+      continue;
+    }
     if (key == "keys") {
       const toml::table* keys = node.as_table();
       if (!keys) throw std::runtime_error("config: 'keys' must be a table of \"key\" = \"command\"");
@@ -148,18 +218,61 @@ std::vector<std::string> configArgs(const toml::table& table, CLI::App& app, Opt
   return args;
 }
 
+// The chain the run starts with: --vf, else --mode; both built on the shorthands' values.
+void buildChain(Options& o, const EnumStrings& e) {
+  o.filterDefaults.clear();
+  for (const FilterInfo* f : filterRegistry()) o.filterDefaults.emplace_back(*f);
+  for (size_t i = 0; i < shorthands().size(); ++i) {
+    if (e.shorthand[i].empty()) continue;
+    const Shorthand& sh = shorthands()[i];
+    FilterElement& el = o.filterDefaults[size_t(std::find(filterRegistry().begin(), filterRegistry().end(), sh.filter) -
+                                                filterRegistry().begin())];
+    el.set(sh.option, parseOptionValue(sh.filter->option(sh.option), e.shorthand[i]));
+  }
+  if (e.noWarm) o.filterDefaults[size_t(kmeansIndex())].set(kmeans_option::Warm, 0);
+  const ElementDefaults defaults = [&o](const FilterInfo& f) { return defaultElement(o, f); };
+  o.process.chain.clear();
+  if (!e.vf.empty()) {
+    if (!e.mode.empty()) throw CLI::ValidationError("--mode", "--vf gives the chain; drop --mode");
+    try {
+      o.process.chain = parseChain(e.vf, defaults);
+    } catch (const ChainError& bad) {
+      throw CLI::ValidationError("--vf", "'" + e.vf + "' " + bad.what());
+    }
+  } else {
+    const std::string mode = e.mode.empty() ? "kmeans" : e.mode;
+    if (mode != "none") o.process.chain.add(defaults(*findFilter(mode)));
+  }
+  for (const Preset& p : o.presets) {
+    try {
+      parseChain(p.chain, defaults);
+    } catch (const ChainError& bad) {
+      throw CLI::ValidationError("presets." + p.name, "'" + p.chain + "' " + bad.what());
+    }
+  }
+}
+
 void finish(Options& o, const EnumStrings& e) {
-  parseMode(e.mode, o.process.mode);
+  buildChain(o, e);
+  parseCompareMode(e.compare, o.process.compare);
+  o.process.split = float(e.splitPercent) / 100.f;
   parseBackend(e.backend, o.backend);
-  parseKmeansInit(e.init, o.process.kmeans.init);
-  parseBorderMode(e.border, o.process.blur.border);
-  o.process.warmStart = !e.noWarm;
   o.vsync = !e.noVsync;
   o.sync = !e.noSync;
   o.progress = !e.noProgress;
   o.autorotate = !e.noAutorotate;
   if (o.hwdec == "nvdec" && o.backend == Backend::Cpu)
     throw CLI::ValidationError("--hwdec nvdec", "needs the cuda backend (not --backend cpu)");
+}
+
+// --vf help / --vf NAME=help: every filter, or one.
+void checkFilterHelp(const std::string& vf) {
+  if (vf == "help") throw FilterHelpRequest{filtersHelpText()};
+  const size_t eq = vf.find('=');
+  if (eq == std::string::npos || vf.substr(eq + 1) != "help") return;
+  const FilterInfo* f = findFilter(vf.substr(0, eq));
+  if (!f) return;  // parseChain names the unknown filter
+  throw FilterHelpRequest{filterHelp(*f)};
 }
 
 std::string findConfigPath(int argc, const char* const* argv) {
@@ -185,6 +298,7 @@ toml::table parseToml(const std::string& text, const std::string& source) {
 void runCli(CLI::App& app, std::vector<std::string> args, Options& o, EnumStrings& e) {
   std::reverse(args.begin(), args.end());  // CLI11 takes its vector back to front
   app.parse(args);
+  checkFilterHelp(e.vf);
   finish(o, e);
   if (app.get_option("--webcam")->count() > 0) {
     if (o.webcam.empty()) o.webcam = "/dev/video0";
@@ -194,6 +308,12 @@ void runCli(CLI::App& app, std::vector<std::string> args, Options& o, EnumString
 }
 
 }  // namespace
+
+FilterElement defaultElement(const Options& o, const FilterInfo& filter) {
+  for (const FilterElement& e : o.filterDefaults)
+    if (&e.filter() == &filter) return e;
+  return FilterElement(filter);
+}
 
 void applyConfigText(const std::string& tomlText, Options& out) {
   CLI::App app;
@@ -231,6 +351,10 @@ bool parseOptions(int argc, const char* const* argv, Options& out, int& exitCode
     runCli(app, args, out, e);
   } catch (const CLI::CallForHelp&) {
     std::printf("%s", app.help().c_str());
+    exitCode = kExitOk;
+    return false;
+  } catch (const FilterHelpRequest& help) {
+    std::printf("%s", help.text.c_str());
     exitCode = kExitOk;
     return false;
   } catch (const CLI::CallForVersion&) {

@@ -3,6 +3,7 @@
 // config/default.toml documents). An unknown config key is an error naming it.
 #pragma once
 
+#include "app/input/chain_editor.h"
 #include "gpu/processor.h"
 
 #include <cstdint>
@@ -21,8 +22,6 @@ enum ExitCode : int {
 };
 
 struct Options {
-  Options() { process.kmeans.init = KmeansInit::KmeansPlusPlus; }  // per-video default
-
   // input
   std::string input;          // file, device or lavfi graph; empty = built-in pattern
   std::string format;         // forced input format (-f): v4l2, lavfi, ...
@@ -44,7 +43,12 @@ struct Options {
   double audioDelay = 0;      // --audio-delay: seconds the sound comes after the video (window and -o)
 
   // processing
-  ProcessParams process;      // mode, K-means and blur parameters
+  ProcessParams process;      // the chain (--vf, or --mode and its shorthands) and the compare view
+  // Each registered filter's starting values: the registry's defaults with the shorthands
+  // (-k, -r, --passes, ...) applied; elements of --vf, presets and commands start from them.
+  std::vector<FilterElement> filterDefaults;
+  std::vector<Preset> presets = ChainEditor::defaultPresets();  // config [presets], in file order
+  std::string outputView = "processed";  // --output-view: what -o and screenshots save (processed | shown)
   Backend backend = Backend::Auto;
   int streams = 3;            // in-flight slots (CUDA streams)
   std::string hwdec = "no";   // --hwdec auto|nvdec|no: hardware decoding (nvdec keeps frames on the GPU)
@@ -65,7 +69,7 @@ struct Options {
   bool sync = true;           // pace by timestamps (false: as fast as possible)
   bool fullscreen = false;
   std::string screenshotDir = ".";
-  std::map<std::string, std::string> keys;  // action name -> key name (config [keys])
+  std::map<std::string, std::string> keys;  // key name -> command text (config [keys])
 
   // benchmark modes (app/player/benchmark_modes.h)
   std::string synthetic;      // --synthetic WxH: pinned frames, no decode
@@ -83,5 +87,8 @@ bool parseOptions(int argc, const char* const* argv, Options& out, int& exitCode
 // Applies a TOML document (text) to `out` as parseOptions does for --config; throws
 // std::runtime_error naming the first unknown key or bad value. For tests.
 void applyConfigText(const std::string& tomlText, Options& out);
+
+// The starting element of `filter` under `options` (its filterDefaults entry).
+FilterElement defaultElement(const Options& options, const FilterInfo& filter);
 
 }  // namespace vp

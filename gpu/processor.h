@@ -1,19 +1,20 @@
 // The processing backend interface: native frame in host memory -> processed
 // packed RGB24 in host memory, through N in-flight slots.
 //
-// Backends: cuda (slots = CUDA streams overlapping upload, compute, download),
-// cpu (the OpenMP CPU twins, synchronous), null (copies nothing: tests, bench of
-// the rest of the program). The caller's loop is:
+// Backends: cuda (slots = CUDA streams overlapping upload, compute, download) and
+// cpu (the OpenMP CPU twins, synchronous). Each frame runs its params.chain: on the GPU
+// every element in the slot's stream, between ping-pong buffers allocated once per frame
+// size and chain shape, with no host round trip; each element has its own events. The
+// caller's loop is:
 //   ticket = submit(frame, params)   -> nullopt while every slot is busy
 //   inputReleased(ticket, wait)      -> true once the input memory may be reused
 //   out = poll(wait)                 -> oldest finished frame, in submission order
 //   release()                        -> done with `out`; its slot becomes free
 #pragma once
 
-#include "gpu/blur/box_blur.h"
-#include "gpu/color/pixel_format.h"
 #include "gpu/color/device_surface.h"
-#include "gpu/kmeans/kmeans.h"
+#include "gpu/color/pixel_format.h"
+#include "gpu/filters/chain.h"
 
 #include <vector_types.h>
 
@@ -25,29 +26,31 @@
 
 namespace vp {
 
-enum class Mode : uint8_t { Kmeans, Blur, None };
-inline constexpr int kModeCount = 3;          // cycles step through Mode in this order
-inline constexpr int kBorderModeCount = 4;    // BorderMode: Zero, Replicate, Reflect, Wrap
-static_assert(static_cast<int>(BorderMode::Wrap) == kBorderModeCount - 1, "BorderMode changed: update the count");
-std::string_view modeName(Mode mode);
-bool parseMode(std::string_view name, Mode& out);
-std::string_view borderModeName(BorderMode mode);  // "zero", "replicate", "reflect", "wrap"
-bool parseBorderMode(std::string_view name, BorderMode& out);
-std::string_view kmeansInitName(KmeansInit init);  // "uniform", "kmeans++", "warm"
-bool parseKmeansInit(std::string_view name, KmeansInit& out);
+// The compare view: the unprocessed frame beside the processed one, composed on the
+// device from the converted input the pipeline already holds.
+enum class CompareMode : uint8_t {
+  Off,    // the processed frame
+  Split,  // the original left of a vertical line, the processed frame right of it (same size)
+  Side,   // the original and the processed frame side by side (twice as wide)
+};
+inline constexpr int kCompareModeCount = 3;
+std::string_view compareModeName(CompareMode mode);  // "off", "split", "side"
+bool parseCompareMode(std::string_view name, CompareMode& out);
 
 struct ProcessParams {
-  Mode mode = Mode::Kmeans;
-  KmeansParams kmeans;  // init applies when (re)initialising; later frames warm-start
-  bool warmStart = true;  // K-means frame n starts from frame n-1's centres
-  BlurParams blur;
+  FilterChain chain;  // the filters, in order; empty: the converted frame as it is
+  CompareMode compare = CompareMode::Off;
+  float split = 0.5f;          // Split: the line's position as a fraction of the width, 0..1
+  bool keepProcessed = false;  // compare on: also download the processed frame alone
 };
 
-// The stages of one frame's trip, in pipeline order: the one list the processors, the
-// statistics, the JSON and the HUD share. A processor times Upload..Download; the
-// players time Present (window) and Encode (-o).
-enum class Stage : uint8_t { Upload, Convert, Kmeans, Blur, Download, Present, Encode };
-inline constexpr int kStageCount = 7;
+// The fixed stages of one frame's trip, in pipeline order: the one list the processors,
+// the statistics, the JSON and the HUD share. The chain's elements are timed apart
+// (OutputFrame::chain). A processor times Upload, Convert and Download (the pack to RGB24
+// or the compare view, and the copy to the host); the players time Present (window) and
+// Encode (-o).
+enum class Stage : uint8_t { Upload, Convert, Download, Present, Encode };
+inline constexpr int kStageCount = 5;
 std::string_view stageName(Stage stage);  // "upload", "convert", ... "encode"
 
 // Milliseconds each stage took for one frame; negative when the stage did not run.
@@ -62,7 +65,7 @@ struct StageTimes {
 // only; zeros on cpu). Shows how the streams overlap.
 struct StageTimeline {
   float uploadStart = 0, uploadEnd = 0;
-  float computeStart = 0, computeEnd = 0;  // convert + K-means/blur
+  float computeStart = 0, computeEnd = 0;  // convert + the chain
   float downloadStart = 0, downloadEnd = 0;
 };
 
@@ -76,39 +79,60 @@ struct InputFrame {
   DeviceSurface device{};
 };
 
+// Packed RGB24 rows in host memory.
+struct RgbPicture {
+  const uint8_t* rgb = nullptr;  // nullptr: not available
+  size_t pitch = 0;              // bytes
+  int width = 0, height = 0;     // pixels
+};
+
 struct OutputFrame {
-  // Packed RGB24 rows in host memory, valid until release(). Not RGBA: alpha is
-  // always 255, and leaving it on the device cuts the download, the pipeline's
+  // What is shown: packed RGB24 rows in host memory, valid until release(); the processed
+  // frame, or with params.compare its comparison (Side: 2 x frameWidth wide). Not RGBA:
+  // alpha is always 255, and leaving it on the device cuts the download, the pipeline's
   // bound, by a quarter.
   const uint8_t* rgb = nullptr;
   size_t pitch = 0;              // bytes
-  int width = 0;
+  int width = 0;                 // pixels of rgb
   int height = 0;
+  // The processed frame alone (frameWidth x frameHeight): rgb when compare is off; with
+  // compare, present only when params.keepProcessed (else nullptr).
+  const uint8_t* processed = nullptr;
+  size_t processedPitch = 0;     // bytes
+  int frameWidth = 0;            // pixels of the input frame
+  int frameHeight = 0;
   int64_t ptsUs = 0;
   uint64_t ticket = 0;
   ProcessParams params;          // what this frame was processed with
   StageTimes times;
   StageTimeline timeline;
-  int kmeansIterations = 0;      // iterations K-means used on this frame (0 if not run)
-  uint64_t kmeansCost = 0;       // squared error of the K-means output (0 if not run)
-  bool kmeansReinit = false;     // this frame (re)initialised K-means instead of warm-starting
+  std::array<ElementResult, kMaxChainLength> chain;  // per element of params.chain: time, metrics
+
+  RgbPicture shown() const { return {rgb, pitch, width, height}; }
+  RgbPicture processedPicture() const { return {processed, processedPitch, frameWidth, frameHeight}; }
 };
 
 namespace detail {
-// An output record for `frame` (ticket, timestamp, size, parameters), times unset.
+// An output record for `frame` (ticket, timestamp, sizes, parameters), times unset.
 OutputFrame outputFor(uint64_t ticket, const InputFrame& frame, const ProcessParams& params);
+// Argument checks both backends share: the chain's options within their bounds, split in
+// 0..1; throws std::invalid_argument.
+void checkParams(const ProcessParams& params);
 }  // namespace detail
 
 class Processor {
  public:
   virtual ~Processor() = default;
-  // "cuda", "cpu" or "null".
+  // "cuda" or "cpu".
   virtual std::string backendName() const = 0;
   // Device name ("NVIDIA H200"), or the CPU thread count for cpu.
   virtual std::string deviceName() const = 0;
   // Starts processing `frame` with `params`; returns its ticket, or nullopt when no
   // slot is free (poll and release first). A frame whose layout differs from the
-  // slots' is accepted only once nothing is in flight (slots are then reallocated).
+  // slots', or whose chain has another shape (filters added, removed or reordered), is
+  // accepted only once nothing is in flight (buffers and elements are then rebuilt; an
+  // element keeps its state across the change when the same filter holds the same
+  // place among its kind: the 2nd kmeans stays the 2nd kmeans).
   // Throws std::invalid_argument on bad parameters.
   virtual std::optional<uint64_t> submit(const InputFrame& frame, const ProcessParams& params) = 0;
   // True once the input memory of `ticket` is no longer read (upload finished, or for

@@ -1,7 +1,7 @@
 // Box blur: the CPU twin against a plain O(r^2) window mean, the GPU against the twin
 // (exact equality, no tolerance), and the argument checks of both backends.
-#include "gpu/blur/box_blur.h"
-#include "gpu/blur/box_blur_math.h"
+#include "gpu/filters/blur/box_blur.h"
+#include "gpu/filters/blur/box_blur_math.h"
 #include "support/blur_reference.h"
 #include "support/gpu_test.h"
 #include "support/images.h"

@@ -3,9 +3,9 @@
 // input: see test_e2e_inputs.cpp.
 // The binary is $VP_VIDPROC (a command, e.g. ".gpu/run build/vidproc" on the GPU
 // machine) or the one built beside this test. VP_E2E_BACKEND picks the backend (cpu).
-#include "gpu/blur/box_blur.h"
+#include "gpu/filters/blur/box_blur.h"
 #include "gpu/color/color_convert.h"
-#include "gpu/kmeans/kmeans.h"
+#include "gpu/filters/kmeans/kmeans.h"
 #include "support/clips.h"
 #include "support/color_reference.h"
 #include "support/ffmpeg_cli.h"

@@ -3,7 +3,7 @@
 // gray, 4:4:4, packed and RGB layouts, full-range MJPEG, rotated clips (shown
 // upright), 8K and HDR (BT.2020 / PQ). Each output is lossless (ffv1) and equals the
 // CPU twin of the processing applied to the source's own decoded frames, frame for frame.
-#include "gpu/blur/box_blur.h"
+#include "gpu/filters/blur/box_blur.h"
 #include "gpu/color/color_convert.h"
 #include "support/clips.h"
 #include "support/run_program.h"

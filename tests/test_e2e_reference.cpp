@@ -242,7 +242,7 @@ TEST_F(E2ERef, BlurOutputMatchesTheDefinitionOnFfmpegsDecode) {
 // colour nearly as close to it as the nearest of those colours. The slack (Euclidean, in
 // levels) covers what separates vidproc's view from the reference's: its input conversion
 // (<= 1 level per channel, sqrt(3) each way), the centres' rounding to bytes (sqrt(3)/2
-// each way) and the scoring tolerance of gpu/kmeans/kmeans.h (0.25 squared levels).
+// each way) and the scoring tolerance of gpu/filters/kmeans/kmeans.h (0.25 squared levels).
 TEST_F(E2ERef, KmeansOutputAssignsEachPixelANearestColour) {
   const int k = 6;
   ProcessedClip clip;

@@ -3,7 +3,7 @@
 // start); the GPU's tests are in test_kmeans_gpu.cpp. Tolerances: none, except the
 // score-independent check (a label's exact squared distance may exceed the minimum
 // over centres by at most 0.25 squared 8-bit levels; see kmeans_math.h).
-#include "gpu/kmeans/kmeans.h"
+#include "gpu/filters/kmeans/kmeans.h"
 #include "support/images.h"
 #include "support/kmeans_cases.h"
 

@@ -1,6 +1,6 @@
 // K-means on the GPU against its CPU twin, bit for bit (labels, centres, cost, output), under
 // both loads, so every shipped launch configuration (kmeans_policy.h); and the policy itself.
-#include "gpu/kmeans/kmeans.h"
+#include "gpu/filters/kmeans/kmeans.h"
 #include "support/gpu_test.h"
 #include "support/images.h"
 #include "support/kmeans_cases.h"

@@ -10,7 +10,7 @@
 // its choice. Every other result must be equal: labels, output bytes, cost, iteration
 // count and the centres bit for bit; shift2 within float rounding of the exact value.
 // The GPU kernel equals the twin bit for bit (test_kmeans.cpp), so this covers it too.
-#include "gpu/kmeans/kmeans.h"
+#include "gpu/filters/kmeans/kmeans.h"
 #include "support/images.h"
 #include "support/kmeans_reference.h"
 

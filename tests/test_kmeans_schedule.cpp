@@ -1,4 +1,4 @@
-#include "gpu/kmeans/kmeans_schedule.h"
+#include "gpu/filters/kmeans/kmeans_schedule.h"
 
 #include <gtest/gtest.h>
 

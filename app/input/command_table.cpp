@@ -1,62 +1,117 @@
 #include "app/input/command_table.h"
 
+#include "gpu/filters/blur/blur_filter.h"
+#include "gpu/filters/kmeans/kmeans_filter.h"
+#include "gpu/filters/registry.h"
+
 #include <algorithm>
+#include <stdexcept>
 #include <sstream>
 
 namespace vp {
 namespace {
 
-constexpr std::array<VerbInfo, kVerbCount> kVerbs = {{
-    {Verb::Mode, "mode", ArgKind::Mode, 0, 0, "mode kmeans|blur|none|cycle", "processing mode"},
-    {Verb::K, "k", ArgKind::NumberOrStep, kMinClusters, kMaxClusters, "k N|+N|-N",
-     "K-means clusters: set 1..32, or step within 2..32"},
-    {Verb::Radius, "radius", ArgKind::NumberOrStep, 0, kMaxRadius, "radius N|+N|-N",
-     "box blur radius in pixels, 0..100"},
-    {Verb::Param, "param", ArgKind::Step, 0, 0, "param +N|-N", "step the current mode's parameter (K or radius)"},
-    {Verb::Passes, "passes", ArgKind::NumberOrCycle, kMinPasses, kMaxPasses, "passes N|cycle",
-     "box blur passes, 1..3"},
-    {Verb::Border, "border", ArgKind::Border, 0, 0, "border zero|replicate|reflect|wrap|cycle",
-     "box blur border mode"},
-    {Verb::Iterations, "iterations", ArgKind::Number, 0, kMaxIterations, "iterations N",
-     "K-means maximum iterations per frame, 0..1000"},
-    {Verb::Pause, "pause", ArgKind::OnOffToggle, 0, 0, "pause [on|off|toggle]",
-     "pause (no argument or on), resume (off; also: resume) or toggle"},
-    {Verb::Step, "step", ArgKind::None, 0, 0, "step", "pause if playing, then advance one frame"},
-    {Verb::Seek, "seek", ArgKind::Seconds, 0, 0, "seek S|+S|-S", "seek to S seconds, or by +-S"},
-    {Verb::Screenshot, "screenshot", ArgKind::Rest, 0, 0, "screenshot [FILE]",
-     "save the processed frame as PNG (headless: the next frame)"},
-    {Verb::Volume, "volume", ArgKind::NumberOrStep, 0, kMaxVolume, "volume N|+N|-N",
-     "sound volume in percent, 0..100 (window playback)"},
-    {Verb::Mute, "mute", ArgKind::OnOffToggle, 0, 0, "mute [on|off|toggle]", "silence the sound, or bring it back"},
-    {Verb::AudioDelay, "audio-delay", ArgKind::Seconds, 0, 0, "audio-delay S|+S|-S",
-     "play the sound S seconds later than the video (set, or change by +-S)"},
-    {Verb::Fullscreen, "fullscreen", ArgKind::None, 0, 0, "fullscreen",
-     "window: toggle fullscreen (or double-click the video)"},
-    {Verb::Hud, "hud", ArgKind::None, 0, 0, "hud", "window: show / hide the HUD"},
-    {Verb::Help, "help", ArgKind::None, 0, 0, "help", "window: show / hide the key help"},
-    {Verb::Quit, "quit", ArgKind::None, 0, 0, "quit", "stop; an output file is finalised"},
-}};
+// Bounds come from the filters' option tables: the one place each is spelled.
+std::string bounds(const OptionInfo& o) { return optionRange(o); }
 
-constexpr bool verbsInEnumOrder() {
-  for (int i = 0; i < kVerbCount; ++i)
-    if (kVerbs[size_t(i)].verb != static_cast<Verb>(i)) return false;
-  return true;
+std::string choices(const OptionInfo& o) {
+  std::string out = o.choices;
+  return out + "|cycle";
 }
-static_assert(verbsInEnumOrder(), "kVerbs must list every Verb in enum order");
+
+std::string filterNames() {
+  std::string out;
+  for (const FilterInfo* f : filterRegistry()) out += std::string(f->name) + "|";
+  return out + "none|cycle";
+}
+
+std::array<VerbInfo, kVerbCount> makeVerbs() {
+  const OptionInfo& k = kKmeansFilter.option(kmeans_option::K);
+  const OptionInfo& iterations = kKmeansFilter.option(kmeans_option::Iterations);
+  const OptionInfo& r = kBlurFilter.option(blur_option::Radius);
+  const OptionInfo& passes = kBlurFilter.option(blur_option::Passes);
+  const OptionInfo& border = kBlurFilter.option(blur_option::Border);
+  return {{
+      {Verb::Vf, "vf", ArgKind::VfArgs, 0, 0, "vf set CHAIN|add FILTER|remove N|NAME|toggle N|NAME",
+       "edit the filter chain: set replaces it (none: empty), add appends, remove / toggle the N-th element or the "
+       "first NAME",
+       nullptr},
+      {Verb::Set, "set", ArgKind::OptionValue, 0, 0, "set [ELEMENT.]OPTION VALUE",
+       "set a filter option; ELEMENT is N, NAME or NAME#N (default: the first element that has OPTION), e.g. "
+       "set 2.k 5",
+       nullptr},
+      {Verb::Add, "add", ArgKind::OptionStep, 0, 0, "add [ELEMENT.]OPTION +N|-N",
+       "step a numeric filter option within its bounds", nullptr},
+      {Verb::Cycle, "cycle", ArgKind::Option, 0, 0, "cycle [ELEMENT.]OPTION",
+       "next choice or value of a filter option (wrapping); on / off for a switch", nullptr},
+      {Verb::Preset, "preset", ArgKind::Name, 0, 0, "preset NAME|cycle",
+       "a named chain of the config's [presets] (default: kmeans, blur, none), or the next one", nullptr},
+      {Verb::Mode, "mode", ArgKind::FilterName, 0, 0, "mode " + filterNames(),
+       "a one-filter chain (cycle: the next preset)", nullptr},
+      {Verb::K, "k", ArgKind::NumberOrStep, int(k.lo), int(k.hi), "k N|+N|-N",
+       "the first kmeans's clusters: set " + bounds(k) + ", or step within " + formatOptionValue(k, k.stepLo) + ".." +
+           formatOptionValue(k, k.hi),
+       "kmeans.k"},
+      {Verb::Radius, "radius", ArgKind::NumberOrStep, int(r.lo), int(r.hi), "radius N|+N|-N",
+       "the first blur's radius in pixels, " + bounds(r), "blur.r"},
+      {Verb::Param, "param", ArgKind::Step, 0, 0, "param +N|-N",
+       "step the first element's main option (K of kmeans, r of blur)", nullptr},
+      {Verb::Passes, "passes", ArgKind::NumberOrCycle, int(passes.lo), int(passes.hi), "passes N|cycle",
+       "the first blur's passes, " + bounds(passes), "blur.passes"},
+      {Verb::Border, "border", ArgKind::Border, 0, 0, std::string("border ") + choices(border),
+       "the first blur's border mode", "blur.border"},
+      {Verb::Iterations, "iterations", ArgKind::Number, int(iterations.lo), int(iterations.hi), "iterations N",
+       "the first kmeans's maximum iterations per frame, " + bounds(iterations), "kmeans.iterations"},
+      {Verb::Compare, "compare", ArgKind::Compare, 0, 0, "compare off|split|side|cycle",
+       "compare view: the original left of a line (split) or beside the result (side)", nullptr},
+      {Verb::Split, "split", ArgKind::NumberOrStep, 0, kMaxSplitPercent, "split N|+N|-N",
+       "the compare line at N % of the width (also: drag it with the mouse)", nullptr},
+      {Verb::Pause, "pause", ArgKind::OnOffToggle, 0, 0, "pause [on|off|toggle]",
+       "pause (no argument or on), resume (off; also: resume) or toggle", nullptr},
+      {Verb::Step, "step", ArgKind::None, 0, 0, "step", "pause if playing, then advance one frame", nullptr},
+      {Verb::Seek, "seek", ArgKind::Seconds, 0, 0, "seek S|+S|-S", "seek to S seconds, or by +-S", nullptr},
+      {Verb::Screenshot, "screenshot", ArgKind::Rest, 0, 0, "screenshot [FILE]",
+       "save the processed frame as PNG (headless: the next frame)", nullptr},
+      {Verb::Volume, "volume", ArgKind::NumberOrStep, 0, kMaxVolume, "volume N|+N|-N",
+       "sound volume in percent, 0..100 (window playback)", nullptr},
+      {Verb::Mute, "mute", ArgKind::OnOffToggle, 0, 0, "mute [on|off|toggle]", "silence the sound, or bring it back",
+       nullptr},
+      {Verb::AudioDelay, "audio-delay", ArgKind::Seconds, 0, 0, "audio-delay S|+S|-S",
+       "play the sound S seconds later than the video (set, or change by +-S)", nullptr},
+      {Verb::Fullscreen, "fullscreen", ArgKind::None, 0, 0, "fullscreen",
+       "window: toggle fullscreen (or double-click the video)", nullptr},
+      {Verb::Hud, "hud", ArgKind::None, 0, 0, "hud", "window: show / hide the HUD", nullptr},
+      {Verb::Help, "help", ArgKind::None, 0, 0, "help", "window: show / hide the key help", nullptr},
+      {Verb::Quit, "quit", ArgKind::None, 0, 0, "quit", "stop; an output file is finalised", nullptr},
+  }};
+}
+
+const std::array<VerbInfo, kVerbCount>& verbs() {
+  static const std::array<VerbInfo, kVerbCount> kVerbs = [] {
+    std::array<VerbInfo, kVerbCount> v = makeVerbs();
+    for (int i = 0; i < kVerbCount; ++i)
+      if (v[size_t(i)].verb != static_cast<Verb>(i)) throw std::logic_error("kVerbs must list every Verb in enum order");
+    return v;
+  }();
+  return kVerbs;
+}
 
 const std::vector<KeyBinding> kDefaultKeys = {
     {"k", "k -1", "K-means clusters -1"},
     {"shift+k", "k +1", "K-means clusters +1"},
     {"r", "radius -1", "blur radius -1"},
     {"shift+r", "radius +1", "blur radius +1"},
-    {"minus", "param -1", "current mode's parameter -1"},
-    {"plus", "param +1", "current mode's parameter +1"},
+    {"minus", "param -1", "first filter's main option -1"},
+    {"plus", "param +1", "first filter's main option +1"},
     {"b", "passes cycle", "blur passes 1..3"},
     {"e", "border cycle", "blur border mode"},
-    {"m", "mode cycle", "next mode"},
-    {"1", "mode kmeans", "mode: K-means"},
-    {"2", "mode blur", "mode: box blur"},
-    {"3", "mode none", "mode: passthrough"},
+    {"m", "preset cycle", "next preset chain (default: kmeans, blur, none)"},
+    {"1", "mode kmeans", "chain: K-means"},
+    {"2", "mode blur", "chain: box blur"},
+    {"3", "mode none", "chain: none (passthrough)"},
+    {"c", "compare cycle", "compare view: off, split, side"},
+    {"leftbracket", "split -5", "compare line 5 % left"},
+    {"rightbracket", "split +5", "compare line 5 % right"},
     {"space", "pause toggle", "pause / resume"},
     {"period", "step", "one frame (pauses)"},
     {"left", "seek -5", "seek -5 s"},
@@ -80,7 +135,7 @@ const std::vector<CommandAlias> kAliases = {
     {"radius_dec", "radius -1"}, {"radius_inc", "radius +1"},
     {"param_dec", "param -1"},  {"param_inc", "param +1"},
     {"cycle_passes", "passes cycle"}, {"cycle_border", "border cycle"},
-    {"cycle_mode", "mode cycle"}, {"mode_kmeans", "mode kmeans"},
+    {"cycle_mode", "preset cycle"}, {"mode_kmeans", "mode kmeans"},
     {"mode_blur", "mode blur"},  {"mode_none", "mode none"},
     {"toggle_pause", "pause toggle"}, {"resume", "pause off"},
     {"seek_back_5", "seek -5"},  {"seek_fwd_5", "seek +5"},
@@ -114,7 +169,7 @@ std::string keyList(const char* keys) {  // "q, escape" -> "q/escape"
 
 }  // namespace
 
-const std::array<VerbInfo, kVerbCount>& verbTable() { return kVerbs; }
+const std::array<VerbInfo, kVerbCount>& verbTable() { return verbs(); }
 
 const VerbInfo& verbInfo(Verb verb) { return verbTable()[static_cast<size_t>(verb)]; }
 const std::vector<KeyBinding>& defaultKeyBindings() { return kDefaultKeys; }
@@ -134,7 +189,7 @@ std::string commandsHelpText() {
   std::string commands =
       "Commands (keys are bound to them in the config's [keys]; --control FILE reads one per line, "
       "applied between frames):";
-  for (const VerbInfo& v : kVerbs) commands += std::string(" ") + v.syntax + ";";
+  for (const VerbInfo& v : verbs()) commands += std::string(" ") + v.syntax + ";";
   commands += " the older key-action names (k_inc, cycle_mode, ...) work too. A bad line logs a warning and is "
               "ignored. A FIFO may be reopened by new writers; a regular file is followed like tail -f; the end "
               "of stdin ends the channel only.";
@@ -146,7 +201,7 @@ std::string commandsMarkdown() {
   for (const KeyBinding& b : kDefaultKeys)
     out += std::string("| `") + keyList(b.keys) + "` | `" + b.command + "` | " + b.description + " |\n";
   out += "\n| command | what it does |\n|---|---|\n";
-  for (const VerbInfo& v : kVerbs) {
+  for (const VerbInfo& v : verbs()) {
     std::string syntax = v.syntax;
     std::string escaped;
     for (char c : syntax) escaped += c == '|' ? std::string("\\|") : std::string(1, c);

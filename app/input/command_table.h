@@ -19,8 +19,14 @@ enum class ArgKind : uint8_t {
   Step,           // +N or -N
   NumberOrStep,   // N within lo..hi, +N or -N
   NumberOrCycle,  // N within lo..hi, or cycle
-  Mode,           // kmeans | blur | none | cycle
+  FilterName,     // a registered filter | none | cycle
   Border,         // zero | replicate | reflect | wrap | cycle
+  OptionValue,    // [ELEMENT.]OPTION VALUE
+  OptionStep,     // [ELEMENT.]OPTION +N|-N
+  Option,         // [ELEMENT.]OPTION
+  VfArgs,         // set CHAIN | add FILTER | remove N|NAME | toggle N|NAME
+  Name,           // a word, or cycle
+  Compare,        // off | split | side | cycle
   OnOffToggle,    // on (also no argument) | off | toggle
   Seconds,        // S | +S | -S, decimals allowed
   Rest,           // the rest of the text, blanks included (may be empty)
@@ -30,9 +36,10 @@ struct VerbInfo {
   Verb verb;
   const char* name;         // the first word: "seek"
   ArgKind arg;              // what follows it
-  int lo, hi;               // Number*: the allowed values
-  const char* syntax;       // "seek S|+S|-S"
-  const char* description;  // "seek to S seconds, or by +-S"
+  int lo, hi;               // Number*: the allowed values (filter options: from their tables)
+  std::string syntax;       // "seek S|+S|-S"
+  std::string description;  // "seek to S seconds, or by +-S"
+  const char* option;       // a filter option's shorthand (k, radius, ...): "kmeans.k"; else nullptr
 };
 
 struct KeyBinding {

@@ -1,6 +1,8 @@
 #include "app/input/commands.h"
 
 #include "app/input/command_table.h"
+#include "gpu/filters/blur/blur_filter.h"
+#include "gpu/filters/registry.h"
 
 #include <algorithm>
 #include <cctype>
@@ -123,6 +125,47 @@ void onOffToggleArg(const std::vector<std::string_view>& w, const std::string& n
   else bad(name + " takes on, off or toggle");
 }
 
+// "2.k" -> target "2", option "k"; "k" -> "", "k". Option names hold no dot.
+void targetArg(std::string_view word, Command& c) {
+  const size_t dot = word.rfind('.');
+  c.target = dot == std::string_view::npos ? "" : lower(word.substr(0, dot));
+  c.option = lower(dot == std::string_view::npos ? word : word.substr(dot + 1));
+  if (c.option.empty()) bad("an option name was expected after '" + std::string(word) + "'");
+}
+
+void filterNameArg(const std::vector<std::string_view>& w, const std::string& name, Command& c) {
+  std::string names;
+  for (const FilterInfo* f : filterRegistry()) names += std::string(f->name) + ", ";
+  const std::string why = name + " must be " + names + "none or cycle";
+  if (w.size() != 2) bad(why);
+  const std::string v = lower(w[1]);
+  if (v == "cycle") {
+    c.change = Change::Cycle;
+    return;
+  }
+  if (v != "none" && !findFilter(v)) bad(why);
+  c.change = Change::Set, c.arg = v;
+}
+
+void vfArgs(const std::vector<std::string_view>& w, std::string_view rest, Command& c) {
+  const char* usage = "vf takes set CHAIN, add FILTER, remove N|NAME or toggle N|NAME";
+  if (w.size() < 2) bad(usage);
+  const std::string op = lower(w[1]);
+  if (op == "set") c.vf = VfOp::Set;
+  else if (op == "add") c.vf = VfOp::Add;
+  else if (op == "remove") c.vf = VfOp::Remove;
+  else if (op == "toggle") c.vf = VfOp::Toggle;
+  else bad(usage);
+  c.change = Change::Set;
+  c.arg = std::string(trim(rest.substr(w[1].size())));  // the chain may hold blanks (quoted values)
+  if (c.vf == VfOp::Set) {
+    if (c.arg.empty()) bad("vf set takes a chain (none: the empty chain)");
+    return;
+  }
+  if (c.arg.empty() || w.size() != 3) bad("vf " + op + (c.vf == VfOp::Add ? " takes one filter" : " takes N or NAME"));
+  if (c.vf != VfOp::Add) c.arg = lower(c.arg);
+}
+
 std::optional<Verb> verbNamed(const std::string& name) {
   if (name == "clusters") return Verb::K;
   for (const VerbInfo& v : verbTable())
@@ -162,26 +205,55 @@ Command parseWords(const std::vector<std::string_view>& w, std::string_view rest
       if (w.size() == 2 && lower(w[1]) == "cycle") c.change = Change::Cycle;
       else numberArg(w, v.name, v.lo, v.hi, false, c);
       break;
-    case ArgKind::Mode: choiceArg(w, name + " must be kmeans, blur, none or cycle", parseMode, c); break;
-    case ArgKind::Border:
-      choiceArg(w, name + " must be zero, replicate, reflect, wrap or cycle", parseBorderMode, c);
+    case ArgKind::FilterName: filterNameArg(w, name, c); break;
+    case ArgKind::Border: {
+      const OptionInfo& border = kBlurFilter.option(blur_option::Border);
+      if (w.size() == 2 && lower(w[1]) == "cycle") {
+        c.change = Change::Cycle;
+        break;
+      }
+      try {
+        if (w.size() != 2) throw std::invalid_argument("");
+        c.change = Change::Set, c.value = int(parseOptionValue(border, lower(w[1])));
+      } catch (const std::invalid_argument&) {
+        bad(optionBounds(border) + " or cycle");
+      }
       break;
+    }
+    case ArgKind::OptionValue:
+      if (w.size() != 3) bad(name + " takes [ELEMENT.]OPTION VALUE");
+      targetArg(w[1], c);
+      c.change = Change::Set, c.arg = std::string(w[2]);
+      break;
+    case ArgKind::OptionStep: {
+      if (w.size() != 3) bad(name + " takes [ELEMENT.]OPTION +N|-N");
+      targetArg(w[1], c);
+      std::string_view s = w[2];
+      if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+      const char* end = s.data() + s.size();
+      const auto [ptr, ec] = std::from_chars(s.data(), end, c.step);
+      if (s.empty() || ec != std::errc() || ptr != end || !std::isfinite(c.step)) bad(name + " step must be +N or -N");
+      c.change = Change::Add;
+      break;
+    }
+    case ArgKind::Option:
+      if (w.size() != 2) bad(name + " takes [ELEMENT.]OPTION");
+      targetArg(w[1], c);
+      c.change = Change::Cycle;
+      break;
+    case ArgKind::VfArgs: vfArgs(w, rest, c); break;
+    case ArgKind::Name:
+      if (w.size() != 2) bad(name + " takes NAME or cycle");
+      c.arg = lower(w[1]);
+      c.change = c.arg == "cycle" ? Change::Cycle : Change::Set;
+      break;
+    case ArgKind::Compare: choiceArg(w, name + " must be off, split, side or cycle", parseCompareMode, c); break;
     case ArgKind::OnOffToggle: onOffToggleArg(w, name, c); break;
     case ArgKind::Seconds: secondsArg(w, name, c); break;
     case ArgKind::Rest: c.path = std::string(rest); break;
   }
+  if (v.option) targetArg(v.option, c);  // a shorthand: it acts on that filter's option
   return c;
-}
-
-bool setClamped(int& value, int wanted, int lo, int hi) {
-  const int v = std::clamp(wanted, lo, hi);
-  return std::exchange(value, v) != v;
-}
-
-template <typename E>
-bool setEnum(E& field, const Command& c, int count) {
-  const E next = c.change == Change::Cycle ? E((int(field) + 1) % count) : E(c.value);
-  return std::exchange(field, next) != next;
 }
 
 }  // namespace
@@ -209,6 +281,13 @@ bool isWindowCommand(const Command& c) {
 
 bool isParamCommand(const Command& c) {
   switch (c.verb) {
+    case Verb::Vf:
+    case Verb::Set:
+    case Verb::Add:
+    case Verb::Cycle:
+    case Verb::Preset:
+    case Verb::Compare:
+    case Verb::Split:
     case Verb::Mode:
     case Verb::K:
     case Verb::Radius:
@@ -225,37 +304,13 @@ bool repeats(const Command& c) {
          (c.verb == Verb::Volume && c.change == Change::Add) || (c.verb == Verb::AudioDelay && c.change == Change::Add);
 }
 
-bool applyParams(const Command& c, ProcessParams& p) {
-  int& k = p.kmeans.k;
-  int& r = p.blur.radius;
-  const bool add = c.change == Change::Add;
-  switch (c.verb) {
-    case Verb::Mode: return setEnum(p.mode, c, kModeCount);
-    case Verb::Border: return setEnum(p.blur.border, c, kBorderModeCount);
-    case Verb::Passes:
-      return setClamped(p.blur.passes, c.change == Change::Cycle ? p.blur.passes % kMaxPasses + 1 : c.value,
-                        kMinPasses, kMaxPasses);
-    case Verb::K:
-      return add ? setClamped(k, k + c.value, kMinStepClusters, kMaxClusters) : std::exchange(k, c.value) != c.value;
-    case Verb::Radius: return setClamped(r, add ? r + c.value : c.value, 0, kMaxRadius);
-    case Verb::Param:
-      if (p.mode == Mode::Kmeans) return setClamped(k, k + c.value, kMinStepClusters, kMaxClusters);
-      if (p.mode == Mode::Blur) return setClamped(r, r + c.value, 0, kMaxRadius);
-      return false;
-    case Verb::Iterations: return std::exchange(p.kmeans.maxIterations, c.value) != c.value;
-    default: return false;
-  }
-}
-
 std::string describeParams(const ProcessParams& p) {
-  switch (p.mode) {
-    case Mode::Kmeans: return "kmeans k=" + std::to_string(p.kmeans.k);
-    case Mode::Blur:
-      return "blur r=" + std::to_string(p.blur.radius) + " passes=" + std::to_string(p.blur.passes) + " border=" +
-             std::string(borderModeName(p.blur.border));
-    case Mode::None: return "none (passthrough)";
-  }
-  return "";
+  std::string out = describeChain(p.chain);
+  if (p.compare == CompareMode::Split)
+    out += " | compare split " + std::to_string(int(std::lround(p.split * 100))) + " %";
+  else if (p.compare == CompareMode::Side)
+    out += " | compare side";
+  return out;
 }
 
 std::string screenshotPath(const std::string& dir, int64_t index) {

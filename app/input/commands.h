@@ -5,9 +5,15 @@
 // the default key bindings are the tables in command_table.cpp, from which --help, the
 // HUD's help window, config/default.toml's [keys] and README's table are written.
 //
+// Processing commands act on the filter chain (gpu/filters/chain.h), after mpv: `set`,
+// `add` and `cycle` on [ELEMENT.]OPTION, the `vf` verbs, `preset`; today's parameter verbs
+// (k, radius, passes, border, iterations, param, mode) are shorthands for them, so their
+// bindings keep working. Bounds come from the filters' option tables. ChainEditor
+// (chain_editor.h) carries them out.
+//
 // Adding a command: its Verb below, one row in kVerbs (command_table.cpp: name, argument
 // kind, syntax, help text; a default key in kDefaultKeys if it has one), and its effect
-// in Session::apply (or applyParams for a processing parameter).
+// in Session::apply (or ChainEditor for a processing parameter).
 #pragma once
 
 #include "gpu/processor.h"
@@ -20,13 +26,20 @@
 namespace vp {
 
 enum class Verb : uint8_t {
-  Mode,        // mode kmeans|blur|none|cycle
-  K,           // k N | k +N | k -N
-  Radius,      // radius N | radius +N | radius -N
-  Param,       // param +N | param -N: K or the radius, whichever the mode uses
+  Vf,          // vf set CHAIN | vf add FILTER | vf remove N|NAME | vf toggle N|NAME
+  Set,         // set [ELEMENT.]OPTION VALUE
+  Add,         // add [ELEMENT.]OPTION +N|-N
+  Cycle,       // cycle [ELEMENT.]OPTION: next choice, next value (wrapping), or toggle
+  Preset,      // preset NAME|cycle: the config's named chains
+  Mode,        // mode FILTER|none|cycle: a one-filter chain (cycle = preset cycle)
+  K,           // k N | k +N | k -N: the first kmeans's k
+  Radius,      // radius N | radius +N | radius -N: the first blur's r
+  Param,       // param +N | param -N: the first element's main option (K, radius)
   Passes,      // passes N | passes cycle
   Border,      // border zero|replicate|reflect|wrap|cycle
   Iterations,  // iterations N
+  Compare,     // compare off|split|side|cycle
+  Split,       // split N|+N|-N: the compare line at N % of the width
   Pause,       // pause [on|off|toggle]
   Step,        // step: pauses if playing, then advances one frame
   Seek,        // seek S | seek +S | seek -S (seconds)
@@ -50,28 +63,34 @@ enum class Change : uint8_t {
   Toggle,  // pause toggle
 };
 
+enum class VfOp : uint8_t { Set, Add, Remove, Toggle };
+
 struct Command {
   Verb verb = Verb::Quit;
   Change change = Change::None;
   int value = 0;        // Set / Add: see Change
   int64_t seekUs = 0;   // seek: position (Set) or offset (Add), microseconds
   std::string path;     // screenshot: file; empty = a new name in --screenshot-dir
+  // Chain commands. set / add / cycle and the shorthands: the element addressed ("" the
+  // first that has the option, "2", "kmeans", "kmeans#2") and the option ("k").
+  std::string target;
+  std::string option;
+  std::string arg;      // set: the value text; vf: CHAIN, FILTER or N|NAME; mode, preset: the name
+  double step = 0;      // add: the signed step
+  VfOp vf = VfOp::Set;
   std::string text;     // the text it was parsed from (trimmed), for logs and help
 
   // Same effect (text aside).
   bool operator==(const Command& o) const {
-    return verb == o.verb && change == o.change && value == o.value && seekUs == o.seekUs && path == o.path;
+    return verb == o.verb && change == o.change && value == o.value && seekUs == o.seekUs && path == o.path &&
+           target == o.target && option == o.option && arg == o.arg && step == o.step && vf == o.vf;
   }
   bool operator!=(const Command& o) const { return !(*this == o); }
 };
 
 constexpr int kMaxVolume = 100;  // percent
 
-// Bounds of the parameters (K and radius steps stay within 2..32 and 0..100).
-constexpr int kMinClusters = 1, kMinStepClusters = 2;  // kMaxClusters: gpu/kmeans_math.h
-constexpr int kMaxRadius = 100;
-constexpr int kMinPasses = 1, kMaxPasses = 3;
-constexpr int kMaxIterations = 1000;
+constexpr int kMaxSplitPercent = 100;  // split N: percent of the width
 
 // Parses one command. Words are separated by blanks and matched case-insensitively;
 // the key-action names of earlier versions (k_inc, cycle_mode, toggle_pause, seek_fwd_5,
@@ -83,14 +102,12 @@ Command commandFrom(std::string_view text);
 
 // Fullscreen, hud and help: carried out by a window, ignored headless.
 bool isWindowCommand(const Command& command);
-// Commands that change only ProcessParams (mode, k, radius, param, passes, border, iterations).
+// Commands that change only ProcessParams (the chain and compare commands).
 bool isParamCommand(const Command& command);
-// Applies a parameter command; true if `params` changed. Others return false.
-bool applyParams(const Command& command, ProcessParams& params);
 // Key repeat applies (adjusting and seeking commands).
 bool repeats(const Command& command);
 
-// One line describing the parameters, for the status line ("kmeans k=8").
+// One line describing the parameters, for the status line ("blur=r=3,kmeans=k=6 | compare split 50%").
 std::string describeParams(const ProcessParams& params);
 // A new screenshot file name in `dir`: vidproc-YYYYmmdd-HHMMSS-INDEX.png.
 std::string screenshotPath(const std::string& dir, int64_t index);

@@ -12,14 +12,14 @@ FileOutput::FileOutput(EncoderOptions options, double fps) : options_(std::move(
   }
 }
 
-double FileOutput::write(const OutputFrame& f, uint32_t serial) {
+double FileOutput::write(const RgbPicture& f, int64_t ptsUs, uint32_t serial) {
   const auto t0 = std::chrono::steady_clock::now();
   if (!encoder_) {
     options_.width = f.width;
     options_.height = f.height;
     encoder_ = EncoderSink::open(options_);
   }
-  encoder_->write(f.rgb, f.pitch, f.width, f.height, f.ptsUs, serial);
+  encoder_->write(f.rgb, f.pitch, f.width, f.height, ptsUs, serial);
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 

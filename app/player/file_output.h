@@ -17,10 +17,10 @@ class FileOutput {
   FileOutput(EncoderOptions options, double fps);
   // Where the source's demuxer puts the audio packets; null without an audio track.
   AudioPacketSink* audioSink() { return audio_.get(); }
-  // Writes one processed frame decoded after seek `serial` (a new serial continues the
+  // Writes one picture (the processed frame, or what is shown) at `ptsUs`, decoded after seek `serial` (a new serial continues the
   // file where it is: EncoderSink::write); returns the milliseconds it took (throws
   // EncoderError).
-  double write(const OutputFrame& frame, uint32_t serial);
+  double write(const RgbPicture& picture, int64_t ptsUs, uint32_t serial);
   // Finalises the file (renames it into place); nothing when no frame came. `cut`: the
   // run stopped early (--frames, Ctrl-C, quit), so the audio ends with the last frame.
   void finish(bool cut = false);

@@ -26,6 +26,21 @@ float FloatRing::at(size_t i) const {
 }
 
 // O(history) per call: 240 samples x 7 stages per frame is negligible next to a frame.
+StageStats& HudData::element(const std::string& label) {
+  for (StageStats& e : elements)
+    if (e.name == label) return e;
+  elements.emplace_back();
+  elements.back().name = label;
+  return elements.back();
+}
+
+std::vector<const StageStats*> HudData::timingRows() const {
+  std::vector<const StageStats*> rows = {&stage(Stage::Upload), &stage(Stage::Convert)};
+  for (const StageStats& e : elements) rows.push_back(&e);
+  for (Stage s : {Stage::Download, Stage::Present, Stage::Encode}) rows.push_back(&stage(s));
+  return rows;
+}
+
 void StageStats::record(float ms) {
   historyMs.push(ms);
   lastMs = ms;

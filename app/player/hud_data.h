@@ -60,14 +60,22 @@ struct HudData {
   int queueFill = 0;              // frames waiting in the slot queue
   int queueCapacity = 0;          // frames the slot queue holds
   std::array<StageStats, kStageCount> stages;  // indexed by Stage; rows appear once a stage has run
+  std::vector<StageStats> elements;  // one per chain element that has run, by label ("kmeans#2")
+  // The chain's element rows, found or added by label (UI path: adding allocates once).
+  StageStats& element(const std::string& label);
+  // The timing rows in pipeline order: upload, convert, the elements, download, present, encode.
+  std::vector<const StageStats*> timingRows() const;
 
-  // Processing.
-  std::string mode;          // "kmeans", "blur" or "none"
-  int k = 0;                 // K-means clusters
-  int radius = 0;            // box blur radius, pixels
-  int passes = 0;            // box blur passes, 1..3
-  std::string border;        // blur border mode name: "zero", "replicate", "reflect", "wrap"
-  int kmeansIterations = 0;  // K-means iterations run for the frame shown
+  // Processing: one line per element of the chain, and the compare view.
+  struct ChainLine {
+    std::string label;    // "kmeans#2"
+    std::string options;  // "k=8 iterations=20 ..."
+    std::string metrics;  // of the frame shown: "iterations 6, cost 1.2e+06"
+    bool enabled = true;
+  };
+  std::vector<ChainLine> chain;
+  CompareMode compare = CompareMode::Off;
+  float split = 0.5f;        // compare line, fraction of the width
   std::string backend;       // "cuda" or "cpu"
   std::string gpuName;       // device name, empty on the CPU backend
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <thread>
 #include <utility>
 
@@ -37,6 +38,28 @@ class RateMeter {
 };
 
 // The window player's state between loop iterations.
+// "k=8 iterations=20 ...": an element's options for its HUD line.
+std::string describeOptions(const FilterElement& e) {
+  std::string out;
+  for (int i = 0; i < e.filter().optionCount; ++i) {
+    const OptionInfo& o = e.filter().option(i);
+    out += (i ? " " : "") + std::string(o.name) + "=" + formatOptionValue(o, e.value(i));
+  }
+  return out;
+}
+
+// "iterations 6, cost 1.2e+06, reinit": what an element reported for one frame.
+std::string describeMetrics(const ElementResult& r) {
+  std::string out;
+  char text[64];
+  for (const FilterMetric& m : r.metrics) {
+    if (!m.name) continue;
+    std::snprintf(text, sizeof text, "%s%s %.6g", out.empty() ? "" : ", ", m.name, m.value);
+    out += text;
+  }
+  return out;
+}
+
 struct WindowLoop {
   Display& display;
   Session& session;
@@ -73,18 +96,31 @@ struct WindowLoop {
       StageStats& row = hud.stage(s);
       if (ms >= 0 || (row.historyMs.size() > 0 && s != Stage::Present)) row.record(std::max(0.f, ms));
     }
-    hud.kmeansIterations = out.kmeansIterations;
-    hud.inputWidth = out.width;
-    hud.inputHeight = out.height;
+    const FilterChain& chain = out.params.chain;
+    hud.chain.resize(size_t(chain.size()));
+    for (int i = 0; i < chain.size(); ++i) {
+      const ElementResult& r = out.chain[size_t(i)];
+      HudData::ChainLine& line = hud.chain[size_t(i)];
+      line.label = elementLabel(chain, i);
+      line.metrics = describeMetrics(r);
+      if (r.ms >= 0) hud.element(line.label).record(r.ms);
+    }
+    hud.inputWidth = out.frameWidth;
+    hud.inputHeight = out.frameHeight;
   }
 
   void fillHud() {
+    // The parameters in force (they may be newer than the frame shown).
     const ProcessParams& p = session.params();
-    hud.mode = std::string(modeName(p.mode));
-    hud.k = p.kmeans.k;
-    hud.radius = p.blur.radius;
-    hud.passes = p.blur.passes;
-    hud.border = std::string(borderModeName(p.blur.border));
+    hud.chain.resize(size_t(p.chain.size()));
+    for (int i = 0; i < p.chain.size(); ++i) {
+      HudData::ChainLine& line = hud.chain[size_t(i)];
+      line.label = elementLabel(p.chain, i);
+      line.options = describeOptions(p.chain[i]);
+      line.enabled = p.chain[i].enabled();
+    }
+    hud.compare = p.compare;
+    hud.split = p.split;
     hud.paused = session.paused();
     hud.positionS = double(session.positionUs()) * 1e-6;
     hud.queueFill = session.queue().size();

@@ -37,7 +37,8 @@ std::string seconds(int64_t us) {
 }  // namespace
 
 Session::Session(const Options& o, const SignalWatcher& signals, RunStats& stats, Role role)
-    : options_(o), signals_(signals), stats_(stats), role_(role), pacer_(o.sync && role == Role::Window) {
+    : options_(o), signals_(signals), stats_(stats), role_(role), pacer_(o.sync && role == Role::Window),
+      editor_([&o](const FilterInfo& f) { return defaultElement(o, f); }, o.presets) {
   control_ = openControlChannel(o.control);
   processor_ = makeProcessor(o.backend, o.streams);
   SourceOptions sourceOptions = sourceOptionsFrom(o);
@@ -53,6 +54,7 @@ Session::Session(const Options& o, const SignalWatcher& signals, RunStats& stats
   info_ = source_->info();
   feeder_ = std::make_unique<Feeder>(*source_, *queue_, *processor_);
   params_ = o.process;
+  editor_.start(params_.chain);
 
   stats_.input = inputDisplayName(o);
   stats_.backend = processor_->backendName();
@@ -131,7 +133,11 @@ void Session::takeControlCommands() {
 
 void Session::apply(const Command& c, Origin origin) {
   if (isParamCommand(c)) {
-    if (applyParams(c, params_)) notify(describeParams(params_), origin);
+    try {
+      if (std::optional<std::string> what = editor_.apply(c, params_)) notify(*what, origin);
+    } catch (const std::invalid_argument& bad) {
+      notify("'" + c.text + "': " + bad.what(), origin, true);
+    }
     return;
   }
   if (isWindowCommand(c)) {
@@ -204,7 +210,9 @@ void Session::seekTo(int64_t targetUs, const Command& c, Origin origin) {
 
 void Session::screenshot(const std::string& wanted, Origin origin) {
   const auto path = [&] { return wanted.empty() ? screenshotPath(options_.screenshotDir, ++screenshots_) : wanted; };
-  if (role_ == Role::Headless) {  // no per-frame copy is kept: the next frame processed
+  // Headless keeps no per-frame copy; a window showing a comparison has no processed frame
+  // alone to save: both take the next frame processed.
+  if (role_ == Role::Headless || (params_.compare != CompareMode::Off && options_.outputView != "shown")) {
     pendingShots_.push_back(path());
     return;
   }
@@ -221,10 +229,20 @@ void Session::screenshot(const std::string& wanted, Origin origin) {
   }
 }
 
+RgbPicture Session::savedPicture(const OutputFrame& out) const {
+  return options_.outputView == "shown" ? out.shown() : out.processedPicture();
+}
+
+bool Session::needProcessed() const {
+  return options_.outputView != "shown" && (file_ || !pendingShots_.empty());
+}
+
 void Session::savePendingScreenshots(const OutputFrame& out) {
+  const RgbPicture picture = savedPicture(out);
+  if (!picture.rgb) return;  // submitted before the screenshot asked for it: the next frame
   for (const std::string& path : pendingShots_) {
     try {
-      writePng(path, out.rgb, out.pitch, out.width, out.height);
+      writePng(path, picture.rgb, picture.pitch, picture.width, picture.height);
       notify("screenshot saved: " + path, Origin::Key);
     } catch (const std::exception& e) {
       notify(std::string("screenshot failed: ") + e.what(), Origin::Key, true);
@@ -238,6 +256,7 @@ bool Session::feed() {
   const bool stepping = paused_ && steps_ > 0;
   if (!paused_ || stepping) {
     const int64_t before = feeder_->framesIn();
+    params_.keepProcessed = params_.compare != CompareMode::Off && needProcessed();
     progressed = feeder_->feed(params_);
     // Headless counts steps as frames submitted; the window as frames shown (pace()).
     if (stepping && role_ == Role::Headless && feeder_->framesIn() > before) --steps_;
@@ -284,7 +303,10 @@ void Session::measureAvDiff(const OutputFrame& out, int64_t nowUs) {
 }
 
 void Session::consume(const OutputFrame& out) {
-  if (file_) stats_.stages[size_t(Stage::Encode)].add(file_->write(out, feeder_->serialOf(out.ticket)));
+  if (file_) {
+    const RgbPicture picture = savedPicture(out);
+    if (picture.rgb) stats_.stages[size_t(Stage::Encode)].add(file_->write(picture, out.ptsUs, feeder_->serialOf(out.ticket)));
+  }
   if (!pendingShots_.empty()) savePendingScreenshots(out);
   if (role_ == Role::Window) {  // kept for screenshots of the frame shown
     const size_t row = size_t(out.width) * 3;

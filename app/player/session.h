@@ -21,6 +21,7 @@
 // seek, and takes a screenshot from the frame shown.
 #pragma once
 
+#include "app/input/chain_editor.h"
 #include "app/player/audio_output.h"
 #include "app/player/clock.h"
 #include "app/input/commands.h"
@@ -97,7 +98,7 @@ class Session {
   const Source& source() const { return *source_; }
   const FrameQueue& queue() const { return *queue_; }
   const Processor& processor() const { return *processor_; }
-  int finishedFrames() const { return processor_->finished(); }
+  const ChainEditor& chainEditor() const { return editor_; }
   // The latest status message ("screenshot saved: a.png"); the serial changes with each.
   const std::string& status() const { return status_; }
   uint32_t statusSerial() const { return statusSerial_; }
@@ -112,6 +113,11 @@ class Session {
   void seekTo(int64_t targetUs, const Command& command, Origin origin);
   void screenshot(const std::string& path, Origin origin);
   void savePendingScreenshots(const OutputFrame& frame);
+  // What -o and screenshots save of `frame`: the processed frame, or with --output-view
+  // shown the view (the comparison when compare is on).
+  RgbPicture savedPicture(const OutputFrame& frame) const;
+  // Whether frames must carry the processed frame beside a compare view.
+  bool needProcessed() const;
   void applyAudio(const Command& command, Origin origin);
   void measureAvDiff(const OutputFrame& frame, int64_t nowUs);
 
@@ -135,6 +141,7 @@ class Session {
   std::unique_ptr<Feeder> feeder_;
 
   ProcessParams params_;
+  ChainEditor editor_;      // carries out the chain and compare commands on params_
   bool paused_ = false;
   bool quit_ = false;
   int steps_ = 0;            // frames still to step while paused
@@ -142,7 +149,7 @@ class Session {
   int discard_ = 0;          // window: outputs still in flight from before a seek
   int64_t positionUs_ = 0;   // timestamp of the last frame consumed (or the seek target)
   int64_t screenshots_ = 0;  // screenshot names made so far
-  std::vector<std::string> pendingShots_;  // headless: written from the next frame
+  std::vector<std::string> pendingShots_;  // written from the next frame that has the picture
   std::vector<uint8_t> shown_;             // window: the frame shown (packed RGB24)
   int shownWidth_ = 0, shownHeight_ = 0;
   std::string status_;

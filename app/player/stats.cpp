@@ -1,5 +1,7 @@
 #include "app/player/stats.h"
 
+#include "app/input/commands.h"
+
 #include <nlohmann/json.hpp>
 
 #include <sys/resource.h>
@@ -42,10 +44,36 @@ double processCpuSeconds() {
   return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
+const TimeStats* ElementStats::metric(std::string_view name) const {
+  for (const auto& [n, st] : metrics)
+    if (n == name) return &st;
+  return nullptr;
+}
+
+const ElementStats* RunStats::element(std::string_view label) const {
+  for (const ElementStats& e : elements)
+    if (e.label == label) return &e;
+  return nullptr;
+}
+
 void RunStats::addFrame(const OutputFrame& f) {
   ++framesProcessed;
   for (int i = 0; i < kStageCount; ++i) stages[size_t(i)].add(f.times.ms[size_t(i)]);
-  if (f.kmeansIterations > 0) kmeansIterations.add(f.kmeansIterations);
+  const FilterChain& chain = f.params.chain;
+  for (int i = 0; i < chain.size(); ++i) {
+    const ElementResult& r = f.chain[size_t(i)];
+    if (r.ms < 0) continue;  // toggled off
+    const std::string label = elementLabel(chain, i);
+    auto e = std::find_if(elements.begin(), elements.end(), [&](const ElementStats& x) { return x.label == label; });
+    if (e == elements.end()) e = elements.insert(elements.end(), ElementStats{label, {}, {}});
+    e->ms.add(r.ms);
+    for (const FilterMetric& m : r.metrics) {
+      if (!m.name) continue;
+      auto it = std::find_if(e->metrics.begin(), e->metrics.end(), [&](const auto& x) { return x.first == m.name; });
+      if (it == e->metrics.end()) it = e->metrics.insert(e->metrics.end(), {m.name, TimeStats{}});
+      it->second.add(m.value);
+    }
+  }
   finalParams = f.params;
 }
 
@@ -87,20 +115,26 @@ std::string formatSummary(const RunStats& s) {
       out += line;
     }
   }
-  if (s.kmeansIterations.count())
-    out += "k-means    " + std::to_string(s.kmeansIterations.count()) + " frames, mean iterations " +
-           std::to_string(s.kmeansIterations.meanMs()).substr(0, 5) + "\n";
+  out += "chain      " + describeParams(s.finalParams) + "\n";
+  for (const ElementStats& e : s.elements)
+    if (const TimeStats* it = e.metric("iterations")) {
+      std::snprintf(line, sizeof line, "%-10s %lld frames, mean iterations %.2f\n", e.label.c_str(),
+                    (long long)it->count(), it->meanMs());
+      out += line;
+    }
   std::snprintf(line, sizeof line, "%-10s %8s %10s %10s %10s %10s\n", "stage", "frames", "mean ms", "p50 ms",
                 "p99 ms", "max ms");
   out += line;
-  for (int i = 0; i < kStageCount; ++i) {
-    const TimeStats& st = s.stages[size_t(i)];
-    if (!st.count()) continue;
-    std::snprintf(line, sizeof line, "%-10s %8lld %10.4f %10.4f %10.4f %10.4f\n",
-                  std::string(stageName(Stage(i))).c_str(),
-                  (long long)st.count(), st.meanMs(), st.percentileMs(0.5), st.percentileMs(0.99), st.maxMs());
+  const auto row = [&](const std::string& name, const TimeStats& st) {
+    if (!st.count()) return;
+    std::snprintf(line, sizeof line, "%-10s %8lld %10.4f %10.4f %10.4f %10.4f\n", name.c_str(), (long long)st.count(),
+                  st.meanMs(), st.percentileMs(0.5), st.percentileMs(0.99), st.maxMs());
     out += line;
-  }
+  };
+  // Pipeline order: the chain's elements run between convert and download.
+  for (Stage st : {Stage::Upload, Stage::Convert}) row(std::string(stageName(st)), s.stages[size_t(st)]);
+  for (const ElementStats& e : s.elements) row(e.label, e.ms);
+  for (Stage st : {Stage::Download, Stage::Present, Stage::Encode}) row(std::string(stageName(st)), s.stages[size_t(st)]);
   return out;
 }
 
@@ -131,27 +165,46 @@ std::string statsJson(const RunStats& s) {
   j["cpu"] = {{"seconds", s.cpuSeconds}, {"ms_per_frame", s.cpuMsPerFrame()}};
   j["decode"] = {{"path", s.decodePath}, {"surface", s.surfaceFormat}, {"matrix", s.colorMatrix}, {"hdr", s.hdr}};
   j["wall_seconds"] = s.wallSeconds;
+  const auto timeJson = [](const TimeStats& st) {
+    return nlohmann::json{{"frames", st.count()},
+                          {"mean_ms", st.meanMs()},
+                          {"p50_ms", st.percentileMs(0.5)},
+                          {"p99_ms", st.percentileMs(0.99)},
+                          {"max_ms", st.maxMs()}};
+  };
   nlohmann::json stages = nlohmann::json::object();
-  for (int i = 0; i < kStageCount; ++i) {
-    const TimeStats& st = s.stages[size_t(i)];
-    if (!st.count()) continue;
-    stages[std::string(stageName(Stage(i)))] = {{"frames", st.count()},
-                            {"mean_ms", st.meanMs()},
-                            {"p50_ms", st.percentileMs(0.5)},
-                            {"p99_ms", st.percentileMs(0.99)},
-                            {"max_ms", st.maxMs()}};
-  }
+  for (int i = 0; i < kStageCount; ++i)
+    if (s.stages[size_t(i)].count()) stages[std::string(stageName(Stage(i)))] = timeJson(s.stages[size_t(i)]);
   j["stages_ms"] = stages;
+  // The chain in force at the end, each element with its options and, when it ran, its
+  // times and metrics over the run (summed by label: "kmeans#2" is whatever held place 2
+  // as a kmeans).
   const ProcessParams& p = s.finalParams;
-  j["params"] = {{"mode", std::string(modeName(p.mode))},
-                 {"k", p.kmeans.k},
-                 {"radius", p.blur.radius},
-                 {"passes", p.blur.passes},
-                 {"border", std::string(borderModeName(p.blur.border))},
-                 {"iterations", p.kmeans.maxIterations},
-                 {"epsilon", p.kmeans.epsilon}};
-  if (s.kmeansIterations.count())
-    j["kmeans_iterations"] = {{"mean", s.kmeansIterations.meanMs()}, {"max", s.kmeansIterations.maxMs()}};
+  nlohmann::json chain = nlohmann::json::array();
+  for (int i = 0; i < p.chain.size(); ++i) {
+    const FilterElement& e = p.chain[i];
+    nlohmann::json options = nlohmann::json::object();
+    for (int o = 0; o < e.filter().optionCount; ++o) {
+      const OptionInfo& info = e.filter().option(o);
+      if (info.type == OptionType::Choice) options[info.name] = formatOptionValue(info, e.value(o));
+      else if (info.type == OptionType::Float) options[info.name] = e.value(o);
+      else options[info.name] = int64_t(e.value(o));
+    }
+    const std::string label = elementLabel(p.chain, i);
+    nlohmann::json row = {{"label", label}, {"name", std::string(e.name())}, {"enabled", e.enabled()},
+                          {"options", options}};
+    if (const ElementStats* st = s.element(label)) {
+      row["ms"] = timeJson(st->ms);
+      nlohmann::json metrics = nlohmann::json::object();
+      for (const auto& [name, m] : st->metrics)
+        metrics[name] = {{"mean", m.meanMs()}, {"max", m.maxMs()}, {"last", m.lastMs()}};
+      row["metrics"] = metrics;
+    }
+    chain.push_back(row);
+  }
+  j["chain"] = chain;
+  j["params"] = {{"vf", formatChain(p.chain)}, {"compare", std::string(compareModeName(p.compare))},
+                 {"split", p.split}};
   return j.dump(2);
 }
 

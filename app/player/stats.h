@@ -7,6 +7,8 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace vp {
@@ -34,6 +36,14 @@ class TimeStats {
   double lastMs_ = 0;
 };
 
+// One chain element's figures over a run, by its label ("kmeans#2"): GPU / CPU time per
+// frame and each metric it reports (iterations, cost, reinit), as plain numbers.
+struct ElementStats {
+  std::string label;
+  TimeStats ms;
+  std::vector<std::pair<std::string, TimeStats>> metrics;  // in the order first reported
+  const TimeStats* metric(std::string_view name) const;
+};
 
 struct RunStats {
   int64_t framesIn = 0;         // frames the source delivered
@@ -43,7 +53,7 @@ struct RunStats {
   int64_t decodeErrors = 0;
   double wallSeconds = 0;
   std::array<TimeStats, kStageCount> stages;  // indexed by Stage (gpu/processor.h)
-  TimeStats kmeansIterations;   // iterations per K-means frame (as "ms" slots: plain numbers)
+  std::vector<ElementStats> elements;  // the chain's elements that ran, by label, in the order first seen
   TimeStats queueDepth;         // decoded frames waiting, sampled at each processed frame (plain numbers)
   int queueCapacity = 0;        // frames the decode queue holds
   int64_t controlCommands = 0;  // --control: commands received
@@ -59,8 +69,9 @@ struct RunStats {
   // converter read ("p010le" ...), the colour matrix used and an HDR note ("" for SDR).
   std::string decodePath, surfaceFormat, colorMatrix, hdr;
 
-  // Adds one processed frame's stage times.
+  // Adds one processed frame's stage and element times and metrics.
   void addFrame(const OutputFrame& frame);
+  const ElementStats* element(std::string_view label) const;
   double fps() const { return wallSeconds > 0 ? double(framesProcessed) / wallSeconds : 0; }
   // CPU milliseconds per processed frame (0 before any frame).
   double cpuMsPerFrame() const { return framesProcessed > 0 ? cpuSeconds * 1e3 / double(framesProcessed) : 0; }

@@ -46,12 +46,15 @@ void Hud::drawOverlay(const HudData& d, const KeyMap& keys, bool showStatus) {
     ImGui::End();
     return;
   }
-  // Processing parameters first: what the keys change.
-  ImGui::Text("%s", d.mode.empty() ? "-" : d.mode.c_str());
-  ImGui::SameLine();
-  ImGui::Text(" K %d   radius %d   passes %d   border %s", d.k, d.radius, d.passes,
-              d.border.empty() ? "-" : d.border.c_str());
-  ImGui::Text("K-means iterations %d", d.kmeansIterations);
+  // Processing parameters first: what the keys change, one line per chain element.
+  if (d.chain.empty()) ImGui::Text("chain: none (passthrough)");
+  for (const HudData::ChainLine& line : d.chain) {
+    ImGui::TextColored(line.enabled ? ImGui::GetStyleColorVec4(ImGuiCol_Text) : kDim, "%s%s  %s", line.label.c_str(),
+                       line.enabled ? "" : " (off)", line.options.c_str());
+    if (!line.metrics.empty()) ImGui::TextColored(kDim, "    %s", line.metrics.c_str());
+  }
+  if (d.compare == CompareMode::Split) ImGui::Text("compare split at %d %%", int(d.split * 100.f + 0.5f));
+  else if (d.compare == CompareMode::Side) ImGui::Text("compare side by side");
   ImGui::TextColored(kDim, "%s%s%s", d.backend.empty() ? "-" : d.backend.c_str(),
                      d.gpuName.empty() ? "" : "  ", d.gpuName.c_str());
   ImGui::Separator();
@@ -71,7 +74,8 @@ void Hud::drawOverlay(const HudData& d, const KeyMap& keys, bool showStatus) {
     ImGui::TableSetupColumn("max");
     ImGui::TableSetupColumn("history");
     ImGui::TableHeadersRow();
-    for (const StageStats& s : d.stages) {
+    for (const StageStats* row : d.timingRows()) {  // UI path: the vector allocates
+      const StageStats& s = *row;
       if (s.historyMs.size() == 0) continue;  // a stage this run has not used (yet)
       ImGui::TableNextRow();
       ImGui::TableNextColumn();

@@ -1,14 +1,14 @@
 // The CPU backend: the OpenMP CPU twins of the kernels, run synchronously inside
 // submit(). Used when no CUDA device is present (and as the reference on one).
 // Slots only hold finished outputs until the caller releases them.
-#include "gpu/blur/box_blur.h"
+#include "gpu/backend/chain_elements.h"
 #include "gpu/color/color_convert.h"
-#include "gpu/kmeans/kmeans.h"
-#include "gpu/kmeans/kmeans_schedule.h"
+#include "gpu/color/compare_view.h"
 #include "gpu/processor.h"
 
 #include <omp.h>
 
+#include <array>
 #include <chrono>
 #include <deque>
 #include <memory>
@@ -25,7 +25,8 @@ float msSince(Clock::time_point t0) {
 }
 
 struct CpuSlot {
-  std::vector<uint8_t> rgb;  // packed RGB24, as the CUDA backend outputs
+  std::vector<uint8_t> rgb;        // the view as packed RGB24, as the CUDA backend outputs
+  std::vector<uint8_t> processed;  // compare with keepProcessed: the processed frame alone
   OutputFrame out;
 };
 
@@ -44,42 +45,39 @@ class CpuProcessor final : public Processor {
 
   std::optional<uint64_t> submit(const InputFrame& frame, const ProcessParams& params) override {
     if (!frame.data) throw std::invalid_argument("submit: no frame data");
+    detail::checkParams(params);
     if (free_.empty()) return std::nullopt;
     const int w = frame.layout.width, h = frame.layout.height;
     if (rgba_.width() != w || rgba_.height() != h) {
       rgba_ = HostImage(w, h);
-      processed_ = HostImage(w, h);
-      blurScratch_ = std::make_unique<BoxBlurCpuScratch>(w, h);
-      kmeansScratch_ = std::make_unique<KmeansCpuScratch>(w, h);
+      for (HostImage& p : pingPong_) p = HostImage(w, h);
+      // New size: every element starts afresh, as on the GPU (K-means re-initialises).
+      for (auto& f : elements_.impls) f->configure(w, h);
     }
+    if (!params.chain.sameShape(elements_.shape))
+      elements_.reshape(params.chain, [](const FilterInfo& f) { return f.makeCpu(); },
+                        [&](CpuFilter& f) { f.configure(w, h); });
     CpuSlot& s = *free_.front();
-    s.rgb.resize(size_t(w) * h * 3);
     s.out = detail::outputFor(++nextTicket_, frame, params);
 
     auto t0 = Clock::now();
     convertToRgbaCpu(planarView(frame.layout, frame.data), rgba_.view(), frame.color);
     s.out.times[Stage::Convert] = msSince(t0);
-    t0 = Clock::now();
-    const HostImage* result = &processed_;
-    if (params.mode == Mode::Kmeans) {
-      bool reinit = false;
-      KmeansParams kp = schedule_.next(params.kmeans, params.warmStart, reinit);
-      kmeansCpu(rgba_.view(), processed_.view(), nullptr, state_, kp, *kmeansScratch_);
-      s.out.times[Stage::Kmeans] = msSince(t0);
-      s.out.params.kmeans = kp;
-      s.out.kmeansReinit = reinit;
-      s.out.kmeansIterations = state_.iterations;
-      s.out.kmeansCost = state_.cost;
-      schedule_.observe(state_.cost, int64_t(w) * h, reinit);
-    } else if (params.mode == Mode::Blur) {
-      boxBlurCpu(rgba_.view(), processed_.view(), params.blur, *blurScratch_);
-      s.out.times[Stage::Blur] = msSince(t0);
-    } else {
-      result = &rgba_;
+    const HostImage* result = &rgba_;
+    size_t next = 0;
+    for (int i = 0; i < params.chain.size(); ++i) {
+      const FilterElement& e = params.chain[i];
+      if (!e.enabled()) continue;
+      t0 = Clock::now();
+      ElementResult& r = s.out.chain[size_t(i)];
+      elements_.impls[size_t(i)]->run(result->view(), pingPong_[next].view(), e, r);
+      r.ms = msSince(t0);
+      result = &pingPong_[next];
+      next ^= 1;
     }
-    s.out.pitch = size_t(w) * 3;
-    rgbaToRgb24Cpu(result->view(), s.rgb.data(), s.out.pitch);
-    s.out.rgb = s.rgb.data();
+    t0 = Clock::now();
+    pack(s, *result, params);
+    s.out.times[Stage::Download] = msSince(t0);
     free_.pop_front();
     busy_.push_back(&s);
     return s.out.ticket;
@@ -94,15 +92,34 @@ class CpuProcessor final : public Processor {
   }
 
  private:
+  // The view (and with compare + keepProcessed, the processed frame) into the slot.
+  void pack(CpuSlot& s, const HostImage& result, const ProcessParams& params) {
+    OutputFrame& o = s.out;
+    const int w = result.width(), h = result.height();
+    o.width = compareWidth(params.compare, w);
+    o.pitch = size_t(o.width) * 3;
+    s.rgb.resize(o.pitch * size_t(h));
+    o.rgb = s.rgb.data();
+    o.processedPitch = size_t(w) * 3;
+    if (params.compare == CompareMode::Off) {
+      rgbaToRgb24Cpu(result.view(), s.rgb.data(), o.pitch);
+      o.processed = o.rgb;
+      return;
+    }
+    composeCompareCpu(rgba_.view(), result.view(), params.compare, params.split, s.rgb.data(), o.pitch);
+    if (params.keepProcessed) {
+      s.processed.resize(o.processedPitch * size_t(h));
+      rgbaToRgb24Cpu(result.view(), s.processed.data(), o.processedPitch);
+      o.processed = s.processed.data();
+    }
+  }
+
   std::vector<CpuSlot> slots_;
   std::deque<CpuSlot*> free_;
   std::deque<CpuSlot*> busy_;
-  HostImage rgba_;       // converted frame, input of K-means / blur
-  HostImage processed_;  // their output, packed into the slot
-  std::unique_ptr<BoxBlurCpuScratch> blurScratch_;  // sized with the frame
-  std::unique_ptr<KmeansCpuScratch> kmeansScratch_;  // likewise
-  KmeansState state_{};
-  KmeansSchedule schedule_;
+  HostImage rgba_;                     // converted frame, input of the chain
+  std::array<HostImage, 2> pingPong_;  // the chain's outputs, alternating
+  detail::ChainElements<CpuFilter> elements_;
   uint64_t nextTicket_ = 0;
 };
 

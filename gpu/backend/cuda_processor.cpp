@@ -1,23 +1,23 @@
 // The CUDA backend: N slots, each a CUDA stream with its own device and pinned
 // buffers, so slot i+1 uploads while slot i computes and slot i-1 downloads.
 //
-// Per frame, in the slot's stream: H2D native planes -> convert to RGBA ->
-// K-means | blur -> pack to RGB24 -> D2H, each stage bracketed by events. K-means warm start
-// chains frames: only the K-means stage of frame n waits (cudaStreamWaitEvent) on
-// frame n-1's "centres ready" event and reads that frame's centres in place (kmeansGpu's
-// warmFrom); uploads, packs and downloads still overlap. Stage times are read only from
+// Per frame, in the slot's stream: H2D native planes -> convert to RGBA -> each chain
+// element between the slot's ping-pong images -> pack to RGB24 (or compose the compare
+// view from the converted input and the result) -> D2H; every stage and every element is
+// bracketed by events. A temporal element chains frames itself: K-means of frame n waits
+// (cudaStreamWaitEvent) on frame n-1's "centres ready" and reads those centres in place;
+// uploads, other elements, packs and downloads still overlap. Times are read only from
 // slots whose last event has completed: no device-wide sync.
-#include "gpu/blur/box_blur.h"
+#include "gpu/backend/chain_elements.h"
 #include "gpu/color/color_convert.h"
+#include "gpu/color/compare_view.h"
 #include "gpu/cuda/cuda_resources.h"
 #include "gpu/cuda/device_info.h"
-#include "gpu/kmeans/kmeans.h"
-#include "gpu/kmeans/kmeans_schedule.h"
 #include "gpu/processor.h"
 
 #include <spdlog/spdlog.h>
 
-#include <cstring>
+#include <algorithm>
 #include <deque>
 #include <stdexcept>
 #include <vector>
@@ -37,19 +37,17 @@ bool sameLayout(const FrameLayout& a, const FrameLayout& b) {
 struct Slot {
   // Buffers sized for `layout`; reallocated only when the input layout changes.
   DeviceBuffer input;        // native planes, same layout as the host frame
-  DeviceImage rgba;          // converted frame
-  DeviceImage processed;     // K-means / blur output
-  DeviceBuffer packed;       // the result as tightly packed RGB24
+  DeviceImage rgba;          // converted frame (the compare view's original)
+  std::array<DeviceImage, 2> pingPong;  // the chain's outputs, alternating; allocated as the shape needs
+  DeviceBuffer packed;       // the view as tightly packed RGB24 (compare side: twice as wide)
   PinnedBuffer output;       // its copy for the caller
-  DeviceBuffer kmeansState;      // KmeansState of this slot's latest K-means frame
-  PinnedBuffer kmeansStateHost;  // its copy for the caller (iterations, cost)
-  std::unique_ptr<BoxBlurWorkspace> blur;
+  DeviceBuffer packedProcessed;   // compare with keepProcessed: the processed frame alone
+  PinnedBuffer outputProcessed;   // its copy
   Stream stream;
-  Event start, uploaded, converted, processed_, downloaded;
-  Event centresReady{cudaEventDisableTiming};
+  Event start, uploaded, converted, computed, downloaded;
+  std::array<Event, kMaxChainLength> elementDone;  // after each element
   OutputFrame out;
-  bool ranKmeans = false;
-  bool ranBlur = false;
+  int index = 0;             // in slots_: the per-slot state of the elements
   bool deviceInput = false;  // read a decoder's surface in place: released after the convert
 };
 
@@ -58,7 +56,10 @@ class CudaProcessor final : public Processor {
   explicit CudaProcessor(int streams) : slots_(size_t(streams)) {
     if (streams < 1 || streams > 16) throw std::invalid_argument("streams must be 1..16");
     deviceName_ = cudaDeviceName();
-    for (auto& s : slots_) s = std::make_unique<Slot>();
+    for (size_t i = 0; i < slots_.size(); ++i) {
+      slots_[i] = std::make_unique<Slot>();
+      slots_[i]->index = int(i);
+    }
     for (auto& s : slots_) free_.push_back(s.get());
     epoch_.record(slots_.front()->stream);
     epoch_.synchronize();
@@ -83,9 +84,13 @@ class CudaProcessor final : public Processor {
 
   std::optional<uint64_t> submit(const InputFrame& frame, const ProcessParams& params) override {
     if (!frame.data && !frame.device.present()) throw std::invalid_argument("submit: no frame data");
-    if (!sameLayout(frame.layout, layout_)) {
+    detail::checkParams(params);
+    const bool newLayout = !sameLayout(frame.layout, layout_);
+    const bool newShape = !params.chain.sameShape(elements_.shape);
+    if (newLayout || newShape) {
       if (!busy_.empty()) return std::nullopt;  // drain first: nothing stale, nothing lost
-      reconfigure(frame.layout);
+      if (newLayout) reconfigure(frame.layout);
+      if (newShape) reshape(params.chain);
     }
     if (free_.empty()) return std::nullopt;
     Slot& s = *free_.front();
@@ -138,34 +143,41 @@ class CudaProcessor final : public Processor {
     for (auto& s : slots_) {
       s->input = DeviceBuffer(layout.bytes);
       s->rgba = DeviceImage(w, h);
-      s->processed = DeviceImage(w, h);
-      s->packed = DeviceBuffer(size_t(w) * h * 3);
-      s->output = PinnedBuffer(size_t(w) * h * 3);
-      s->kmeansState = DeviceBuffer(sizeof(KmeansState));
-      // K-means writes only the first k centres; the state goes to the host whole.
-      VP_CUDA_CHECK(cudaMemsetAsync(s->kmeansState.get(), 0, sizeof(KmeansState), s->stream));
-      s->kmeansStateHost = PinnedBuffer(sizeof(KmeansState));
-      s->blur = std::make_unique<BoxBlurWorkspace>(w, h);
+      for (DeviceImage& p : s->pingPong) p = DeviceImage();
+      s->packed = DeviceBuffer(size_t(compareWidth(CompareMode::Side, w)) * h * 3);
+      s->output = PinnedBuffer(s->packed.bytes());
+      s->packedProcessed = DeviceBuffer();
+      s->outputProcessed = PinnedBuffer();
     }
-    // With two or more slots, one slot's K-means runs beside the others' kernels: the
-    // policy for a shared GPU (kmeans_policy.h); with one slot it has the GPU to itself.
-    if (!kmeansWs_)
-      kmeansWs_ = std::make_unique<KmeansWorkspace>(slots_.size() > 1 ? KmeansLoad::Shared : KmeansLoad::Alone);
-    // New buffers hold no centres: the next K-means frame re-initialises.
-    lastKmeans_ = nullptr;
-    schedule_.reset();
-    spdlog::debug("cuda: slots configured for {}x{} {}", w, h, pixelFormatName(layout.format));
     layout_ = layout;
+    // New buffers hold no state: every element starts afresh (K-means re-initialises).
+    for (auto& f : elements_.impls) f->configure(w, h, int(slots_.size()));
+    allocatePingPong();
+    spdlog::debug("cuda: slots configured for {}x{} {}", w, h, pixelFormatName(layout.format));
+  }
+
+  void reshape(const FilterChain& chain) {
+    elements_.reshape(
+        chain, [](const FilterInfo& f) { return f.makeGpu(); },
+        [&](GpuFilter& f) {
+          if (layout_.width > 0) f.configure(layout_.width, layout_.height, int(slots_.size()));
+        });
+    allocatePingPong();
+  }
+
+  // One output image per element up to two: the chain alternates between them.
+  void allocatePingPong() {
+    if (layout_.width <= 0) return;
+    const size_t need = size_t(std::min(elements_.shape.size(), 2));
+    for (auto& s : slots_)
+      for (size_t i = 0; i < need; ++i)
+        if (s->pingPong[i].width() != layout_.width || s->pingPong[i].height() != layout_.height)
+          s->pingPong[i] = DeviceImage(layout_.width, layout_.height);
   }
 
   void enqueue(Slot& s, const InputFrame& frame, const ProcessParams& params) {
     cudaStream_t st = s.stream;
-    const int w = layout_.width, h = layout_.height;
     s.out = detail::outputFor(++nextTicket_, frame, params);
-    s.out.pitch = size_t(w) * 3;
-    s.out.rgb = s.output.as<uint8_t>();
-    s.ranKmeans = params.mode == Mode::Kmeans;
-    s.ranBlur = params.mode == Mode::Blur;
 
     s.deviceInput = frame.device.present();
     s.start.record(st);
@@ -180,57 +192,71 @@ class CudaProcessor final : public Processor {
     s.converted.record(st);
 
     const DeviceImage* result = &s.rgba;
-    if (s.ranKmeans) {
-      bool reinit = false;
-      KmeansParams kp = schedule_.next(params.kmeans, params.warmStart, reinit);
-      s.out.kmeansReinit = reinit;
-      s.out.params.kmeans = kp;
-      // Warm start: the previous K-means frame's centres, read where that frame left them
-      // (no copy on the frame chain; nothing writes them before this kernel has run, as
-      // that slot's next K-means frame waits for this one's centresReady).
-      const KmeansState* warmFrom = nullptr;
-      if (lastKmeans_ && lastKmeans_ != &s) {
-        VP_CUDA_CHECK(cudaStreamWaitEvent(st, lastKmeans_->centresReady, 0));
-        warmFrom = lastKmeans_->kmeansState.as<KmeansState>();
-      }
-      kmeansGpu(s.rgba.view(), s.processed.view(), nullptr, s.kmeansState.as<KmeansState>(), kp, *kmeansWs_, st,
-                warmFrom);
-      s.centresReady.record(st);
-      VP_CUDA_CHECK(cudaMemcpyAsync(s.kmeansStateHost.get(), s.kmeansState.get(), sizeof(KmeansState),
-                                    cudaMemcpyDeviceToHost, st));
-      lastKmeans_ = &s;
-      result = &s.processed;
-    } else if (s.ranBlur) {
-      boxBlurGpu(s.rgba.view(), s.processed.view(), params.blur, *s.blur, st);
-      result = &s.processed;
+    size_t next = 0;  // the ping-pong image the next element writes
+    for (int i = 0; i < params.chain.size(); ++i) {
+      const FilterElement& e = params.chain[i];
+      if (!e.enabled()) continue;
+      DeviceImage& out = s.pingPong[next];
+      elements_.impls[size_t(i)]->enqueue(s.index, result->view(), out.view(), e, s.out.chain[size_t(i)], st);
+      s.elementDone[size_t(i)].record(st);
+      result = &out;
+      next ^= 1;
     }
-    rgbaToRgb24Gpu(result->view(), s.packed.as<uint8_t>(), s.out.pitch, st);
-    s.processed_.record(st);
-    VP_CUDA_CHECK(cudaMemcpyAsync(s.output.get(), s.packed.get(), s.out.pitch * size_t(h), cudaMemcpyDeviceToHost, st));
+    s.computed.record(st);
+    pack(s, *result, params);
     s.downloaded.record(st);
   }
 
-  // Reads the completed slot's timings and K-means result.
+  // The view (and with compare + keepProcessed, the processed frame) to the host.
+  void pack(Slot& s, const DeviceImage& result, const ProcessParams& params) {
+    cudaStream_t st = s.stream;
+    const int w = layout_.width, h = layout_.height;
+    OutputFrame& o = s.out;
+    o.width = compareWidth(params.compare, w);
+    o.pitch = size_t(o.width) * 3;
+    o.rgb = s.output.as<uint8_t>();
+    if (params.compare == CompareMode::Off) {
+      rgbaToRgb24Gpu(result.view(), s.packed.as<uint8_t>(), o.pitch, st);
+    } else {
+      composeCompareGpu(s.rgba.view(), result.view(), params.compare, params.split, s.packed.as<uint8_t>(), o.pitch,
+                        st);
+    }
+    VP_CUDA_CHECK(cudaMemcpyAsync(s.output.get(), s.packed.get(), o.pitch * size_t(h), cudaMemcpyDeviceToHost, st));
+    o.processedPitch = size_t(w) * 3;
+    if (params.compare == CompareMode::Off) {
+      o.processed = o.rgb;
+    } else if (params.keepProcessed) {
+      if (!s.packedProcessed.get()) {  // once per frame size: only runs that keep both need it
+        s.packedProcessed = DeviceBuffer(o.processedPitch * h);
+        s.outputProcessed = PinnedBuffer(o.processedPitch * h);
+      }
+      rgbaToRgb24Gpu(result.view(), s.packedProcessed.as<uint8_t>(), o.processedPitch, st);
+      VP_CUDA_CHECK(cudaMemcpyAsync(s.outputProcessed.get(), s.packedProcessed.get(), o.processedPitch * h,
+                                    cudaMemcpyDeviceToHost, st));
+      o.processed = s.outputProcessed.as<uint8_t>();
+    }
+  }
+
+  // Reads the completed slot's timings and the elements' metrics.
   void finish(Slot& s) {
     StageTimes& t = s.out.times;
     t[Stage::Upload] = s.deviceInput ? -1.f : Event::elapsedMs(s.start, s.uploaded);
     t[Stage::Convert] = Event::elapsedMs(s.uploaded, s.converted);
-    const float computeMs = Event::elapsedMs(s.converted, s.processed_);
-    if (s.ranKmeans) t[Stage::Kmeans] = computeMs;
-    if (s.ranBlur) t[Stage::Blur] = computeMs;
-    t[Stage::Download] = Event::elapsedMs(s.processed_, s.downloaded);
+    t[Stage::Download] = Event::elapsedMs(s.computed, s.downloaded);
+    const Event* previous = &s.converted;
+    const FilterChain& chain = s.out.params.chain;
+    for (int i = 0; i < chain.size(); ++i) {
+      if (!chain[i].enabled()) continue;
+      ElementResult& r = s.out.chain[size_t(i)];
+      r.ms = Event::elapsedMs(*previous, s.elementDone[size_t(i)]);
+      elements_.impls[size_t(i)]->finish(s.index, r);
+      previous = &s.elementDone[size_t(i)];
+    }
     StageTimeline& tl = s.out.timeline;
     tl.uploadStart = Event::elapsedMs(epoch_, s.start);
     tl.uploadEnd = tl.computeStart = Event::elapsedMs(epoch_, s.uploaded);
-    tl.computeEnd = tl.downloadStart = Event::elapsedMs(epoch_, s.processed_);
+    tl.computeEnd = tl.downloadStart = Event::elapsedMs(epoch_, s.computed);
     tl.downloadEnd = Event::elapsedMs(epoch_, s.downloaded);
-    if (s.ranKmeans) {
-      KmeansState st;
-      std::memcpy(&st, s.kmeansStateHost.get(), sizeof st);
-      s.out.kmeansIterations = st.iterations;
-      s.out.kmeansCost = st.cost;
-      schedule_.observe(st.cost, int64_t(s.out.width) * s.out.height, s.out.kmeansReinit);
-    }
   }
 
   std::vector<std::unique_ptr<Slot>> slots_;
@@ -240,12 +266,8 @@ class CudaProcessor final : public Processor {
   FrameLayout layout_;
   uint64_t nextTicket_ = 0;
   std::string deviceName_;
-  std::unique_ptr<KmeansWorkspace> kmeansWs_;
-  KmeansSchedule schedule_;
+  detail::ChainElements<GpuFilter> elements_;  // one implementation per element of the chain's shape
   Event epoch_;  // time zero of the timelines
-  // Slot of the latest K-means frame submitted. Its centresReady event stays valid
-  // when the slot is reused for another mode: waiting on a completed event is a no-op.
-  Slot* lastKmeans_ = nullptr;
 };
 
 }  // namespace

@@ -8,18 +8,18 @@
 
 namespace vp {
 
-std::string_view modeName(Mode mode) {
+std::string_view compareModeName(CompareMode mode) {
   switch (mode) {
-    case Mode::Kmeans: return "kmeans";
-    case Mode::Blur: return "blur";
-    case Mode::None: return "none";
+    case CompareMode::Off: return "off";
+    case CompareMode::Split: return "split";
+    case CompareMode::Side: return "side";
   }
   return "unknown";
 }
 
-bool parseMode(std::string_view name, Mode& out) {
-  for (Mode m : {Mode::Kmeans, Mode::Blur, Mode::None})
-    if (modeName(m) == name) {
+bool parseCompareMode(std::string_view name, CompareMode& out) {
+  for (CompareMode m : {CompareMode::Off, CompareMode::Split, CompareMode::Side})
+    if (compareModeName(m) == name) {
       out = m;
       return true;
     }
@@ -27,47 +27,9 @@ bool parseMode(std::string_view name, Mode& out) {
 }
 
 std::string_view stageName(Stage stage) {
-  static constexpr std::string_view kNames[kStageCount] = {"upload",   "convert", "kmeans", "blur",
-                                                           "download", "present", "encode"};
+  static constexpr std::string_view kNames[kStageCount] = {"upload", "convert", "download", "present", "encode"};
   const auto i = static_cast<size_t>(stage);
   return i < size_t(kStageCount) ? kNames[i] : "unknown";
-}
-
-std::string_view borderModeName(BorderMode mode) {
-  switch (mode) {
-    case BorderMode::Zero: return "zero";
-    case BorderMode::Replicate: return "replicate";
-    case BorderMode::Reflect: return "reflect";
-    case BorderMode::Wrap: return "wrap";
-  }
-  return "unknown";
-}
-
-bool parseBorderMode(std::string_view name, BorderMode& out) {
-  for (BorderMode m : {BorderMode::Zero, BorderMode::Replicate, BorderMode::Reflect, BorderMode::Wrap})
-    if (borderModeName(m) == name) {
-      out = m;
-      return true;
-    }
-  return false;
-}
-
-std::string_view kmeansInitName(KmeansInit init) {
-  switch (init) {
-    case KmeansInit::Uniform: return "uniform";
-    case KmeansInit::KmeansPlusPlus: return "kmeans++";
-    case KmeansInit::Warm: return "warm";
-  }
-  return "unknown";
-}
-
-bool parseKmeansInit(std::string_view name, KmeansInit& out) {
-  for (KmeansInit i : {KmeansInit::Uniform, KmeansInit::KmeansPlusPlus, KmeansInit::Warm})
-    if (kmeansInitName(i) == name) {
-      out = i;
-      return true;
-    }
-  return false;
 }
 
 OutputFrame detail::outputFor(uint64_t ticket, const InputFrame& frame, const ProcessParams& params) {
@@ -75,9 +37,17 @@ OutputFrame detail::outputFor(uint64_t ticket, const InputFrame& frame, const Pr
   out.ticket = ticket;
   out.ptsUs = frame.ptsUs;
   out.params = params;
-  out.width = frame.layout.width;
-  out.height = frame.layout.height;
+  out.width = out.frameWidth = frame.layout.width;
+  out.height = out.frameHeight = frame.layout.height;
   return out;
+}
+
+void detail::checkParams(const ProcessParams& params) {
+  for (const FilterElement& e : params.chain) {
+    if (!e.valid()) throw std::invalid_argument("chain element without a filter");
+    for (int i = 0; i < e.filter().optionCount; ++i) FilterElement(e).set(i, e.value(i));  // throws when out of bounds
+  }
+  if (!(params.split >= 0.f && params.split <= 1.f)) throw std::invalid_argument("compare split must be 0..1");
 }
 
 bool parseBackend(std::string_view name, Backend& out) {

@@ -2,7 +2,7 @@
 // launches), input already in device memory; the CPU twin in real time. Bytes
 // processed = the RGBA image read once and written once per call, so GB/s compares
 // with BM_DeviceCopy (bench_transfer.cpp).
-#include "gpu/blur/box_blur.h"
+#include "gpu/filters/blur/box_blur.h"
 #include "support/cuda_bench.h"
 #include "support/images.h"
 

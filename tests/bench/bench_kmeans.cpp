@@ -2,7 +2,7 @@
 // device memory, natural-looking frames. Counters: px/s = frame pixels per second,
 // px_it/s = pixel-iterations per second (the assignment throughput), iters = Lloyd
 // iterations per frame.
-#include "gpu/kmeans/kmeans.h"
+#include "gpu/filters/kmeans/kmeans.h"
 #include "support/cuda_bench.h"
 #include "support/images.h"
 

@@ -1,11 +1,11 @@
 // CPU emulation of the sliding column pass's wide first window (columnSlideKernel<8, 16>,
-// gpu/blur/blur_column.cu): for every segment start y0 of a column of height h,
+// gpu/filters/blur/blur_column.cu): for every segment start y0 of a column of height h,
 // the rows the window loop reads (whole batches unguarded, one guarded batch, plain rows
 // when the window lies inside the image, else folded) must be exactly the extended rows
 // [y0 - r, y0 + r], each once, every plain read inside [0, h). Reads a column of random
 // values and compares the lane sums with the definition's. Exit status 1 on any mismatch
 // (ctest: emulate_blur_first_window). Keep the window loop in step with the kernel's.
-#include "gpu/blur/box_blur_math.h"
+#include "gpu/filters/blur/box_blur_math.h"
 
 #include <cstdio>
 #include <random>

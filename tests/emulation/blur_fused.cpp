@@ -1,4 +1,4 @@
-// CPU transliteration of the fused box-blur pass (gpu/blur/blur_fused.cu: fusedGrid, FusedColumns,
+// CPU transliteration of the fused box-blur pass (gpu/filters/blur/blur_fused.cu: fusedGrid, FusedColumns,
 // fusedFirstWindow, fusedScanRow, fusedOutputRow, fusedBlurKernel), checked against a naive
 // O(r^2) blur. It emulates the kernel's index math thread by thread: the balanced tiles,
 // the span of tile + 2r columns (4 per thread, contiguous or folded), segments, the batched

@@ -3,7 +3,7 @@
 // gpu/blur beyond the parameter types.
 #pragma once
 
-#include "gpu/blur/box_blur.h"
+#include "gpu/filters/blur/box_blur.h"
 #include "gpu/image.h"
 
 namespace vp::test::ref {

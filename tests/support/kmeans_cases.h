@@ -3,7 +3,7 @@
 // the parameter cases.
 #pragma once
 
-#include "gpu/kmeans/kmeans.h"
+#include "gpu/filters/kmeans/kmeans.h"
 #include "support/images.h"
 
 #include <gtest/gtest.h>

@@ -8,7 +8,7 @@
 // whatever the radius (prefix sums), in integers, so they agree bit for bit.
 #pragma once
 
-#include "gpu/blur/box_blur_policy.h"
+#include "gpu/filters/blur/box_blur_policy.h"
 #include "gpu/cuda/cuda_resources.h"
 #include "gpu/image.h"
 

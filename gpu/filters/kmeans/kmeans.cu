@@ -26,11 +26,11 @@
 // The nearest centre of a pixel is found by a min tree over chunks of 8 scores (FMNMX) and
 // a log2 descent for the index: the compare/select work on the 16-lane ALU pipe, not the
 // FMAs, bounds the scoring.
-#include "gpu/kmeans/kmeans.h"
+#include "gpu/filters/kmeans/kmeans.h"
 
 #include "gpu/cuda/cuda_check.h"
-#include "gpu/kmeans/kmeans_assign.cuh"
-#include "gpu/kmeans/kmeans_tiles.cuh"
+#include "gpu/filters/kmeans/kmeans_assign.cuh"
+#include "gpu/filters/kmeans/kmeans_tiles.cuh"
 
 #include <cooperative_groups.h>
 

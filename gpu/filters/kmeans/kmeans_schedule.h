@@ -4,7 +4,7 @@
 // jumps well above its recent average). Shared by every backend.
 #pragma once
 
-#include "gpu/kmeans/kmeans.h"
+#include "gpu/filters/kmeans/kmeans.h"
 
 #include <cstdint>
 

@@ -1,9 +1,9 @@
 // Box blur's row passes (blur_passes.h): a block per image row scans the row's column
 // sums (blur_column.cu) into a prefix in shared memory; every output pixel then reads two
 // prefix values per channel and rounds with an exact multiply-shift division.
-#include "gpu/blur/blur_launch.cuh"
-#include "gpu/blur/blur_passes.h"
-#include "gpu/blur/box_blur_math.h"
+#include "gpu/filters/blur/blur_launch.cuh"
+#include "gpu/filters/blur/blur_passes.h"
+#include "gpu/filters/blur/box_blur_math.h"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 // The shipped K-means launch configurations and the choice between them (kmeans_policy.h).
-#include "gpu/kmeans/kmeans_policy.h"
+#include "gpu/filters/kmeans/kmeans_policy.h"
 
 #include <cstdint>
 

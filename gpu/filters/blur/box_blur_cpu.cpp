@@ -7,8 +7,8 @@
 // one rounding division. O(1) per pixel whatever the radius; rows and strips are split
 // over OpenMP threads (static schedule, integer math: deterministic). The GPU does the
 // columns first; the sums are exact integers, so the order does not change the result.
-#include "gpu/blur/box_blur.h"
-#include "gpu/blur/box_blur_math.h"
+#include "gpu/filters/blur/box_blur.h"
+#include "gpu/filters/blur/box_blur_math.h"
 
 #include <omp.h>
 

@@ -5,7 +5,7 @@
 // kernel may be scheduled while the previous one on the stream drains).
 #pragma once
 
-#include "gpu/blur/box_blur.h"
+#include "gpu/filters/blur/box_blur.h"
 #include "gpu/image.h"
 
 #include <cuda_runtime_api.h>

@@ -3,7 +3,7 @@
 // and the argument checks. Everything here is integer arithmetic.
 #pragma once
 
-#include "gpu/blur/box_blur.h"
+#include "gpu/filters/blur/box_blur.h"
 
 #include <cstdint>
 #include <stdexcept>

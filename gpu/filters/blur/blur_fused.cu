@@ -1,9 +1,9 @@
 // Box blur's fused pass (blur_passes.h): both axes in one kernel per pass, the vertical
 // window sums slid down the rows in registers, the horizontal prefix per row in shared
 // memory; no sums buffer and one launch per pass.
-#include "gpu/blur/blur_launch.cuh"
-#include "gpu/blur/blur_passes.h"
-#include "gpu/blur/box_blur_math.h"
+#include "gpu/filters/blur/blur_launch.cuh"
+#include "gpu/filters/blur/blur_passes.h"
+#include "gpu/filters/blur/box_blur_math.h"
 
 #include <algorithm>
 

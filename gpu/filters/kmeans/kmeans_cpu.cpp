@@ -4,7 +4,7 @@
 //
 // The per-row loops are compiled twice: once with target("fma") so std::fma is one
 // instruction, once plain (glibc's fmaf, slow but identical), chosen at run time.
-#include "gpu/kmeans/kmeans.h"
+#include "gpu/filters/kmeans/kmeans.h"
 
 #include <algorithm>
 #include <cmath>

@@ -36,8 +36,8 @@
 
 #include "gpu/cuda/cuda_resources.h"
 #include "gpu/image.h"
-#include "gpu/kmeans/kmeans_math.h"
-#include "gpu/kmeans/kmeans_policy.h"
+#include "gpu/filters/kmeans/kmeans_math.h"
+#include "gpu/filters/kmeans/kmeans_policy.h"
 
 #include <cuda_runtime_api.h>
 

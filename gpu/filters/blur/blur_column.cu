@@ -2,9 +2,9 @@
 // ushort4 (R, G, B sums, alpha) per pixel, 8 bytes, L2-resident at 1080p. The column pass
 // runs first because its prefix then packs into 8 bytes per pixel; the row prefix of
 // 24-bit sums would need 12.
-#include "gpu/blur/blur_launch.cuh"
-#include "gpu/blur/blur_passes.h"
-#include "gpu/blur/box_blur_math.h"
+#include "gpu/filters/blur/blur_launch.cuh"
+#include "gpu/filters/blur/blur_passes.h"
+#include "gpu/filters/blur/box_blur_math.h"
 
 #include <algorithm>
 

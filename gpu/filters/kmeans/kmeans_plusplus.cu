@@ -1,5 +1,5 @@
 // k-means++ seeding on CUDA (kmeans.h): one block of 512 threads over M <= 16384 samples.
-#include "gpu/kmeans/kmeans.h"
+#include "gpu/filters/kmeans/kmeans.h"
 
 #include "gpu/cuda/cuda_check.h"
 

@@ -3,9 +3,9 @@
 // window sums), blur_row.cu (horizontal sums of those, divided) and blur_fused.cu (both
 // axes in one kernel). Kernels after the first are launched with programmatic dependent
 // launch on sm_90: the next grid is scheduled while the previous drains.
-#include "gpu/blur/blur_passes.h"
-#include "gpu/blur/box_blur.h"
-#include "gpu/blur/box_blur_math.h"
+#include "gpu/filters/blur/blur_passes.h"
+#include "gpu/filters/blur/box_blur.h"
+#include "gpu/filters/blur/box_blur_math.h"
 #include "gpu/cuda/cuda_check.h"
 
 #include <cuda_runtime.h>

@@ -3,7 +3,7 @@
 // Included by kmeans.cu only. T = threads per block.
 #pragma once
 
-#include "gpu/kmeans/kmeans.h"
+#include "gpu/filters/kmeans/kmeans.h"
 
 #include <cstdint>
 

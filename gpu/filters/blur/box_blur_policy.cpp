@@ -1,8 +1,8 @@
 // The shipped box blur configurations and the choice between them (box_blur_policy.h).
 // Figures: H200, replicate border, one pass, CUDA events around the whole call.
-#include "gpu/blur/box_blur_policy.h"
+#include "gpu/filters/blur/box_blur_policy.h"
 
-#include "gpu/blur/blur_passes.h"
+#include "gpu/filters/blur/blur_passes.h"
 
 namespace vp {
 

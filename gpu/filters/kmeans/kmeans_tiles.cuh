@@ -18,7 +18,7 @@
 // Design and measurements: docs/design/kmeans.md.
 #pragma once
 
-#include "gpu/kmeans/kmeans_assign.cuh"
+#include "gpu/filters/kmeans/kmeans_assign.cuh"
 
 namespace vp {
 namespace kmgpu {

@@ -1,0 +1,148 @@
+// The filter type: what every element of the processing chain is, described once.
+//
+// A filter is a name, an option table and two factories (a CUDA implementation and its
+// CPU twin), after FFmpeg's AVFilter + AVOption and mpv's m_option tables. Everything a
+// user meets is written from these tables: --vf parsing and its errors, --vf NAME=help,
+// the commands' bounds (set / add / cycle), the HUD's parameter lines, the JSON, and
+// docs/filters.md. Adding a filter: its folder under gpu/filters/ (kernel, CPU twin,
+// option table, factories), one line in registry.cpp, one CMake line, its reference.
+//
+// Values are held as double in a fixed array (no allocation when a frame copies its
+// chain): integers and choice indices are exact, seeds up to 2^53.
+#pragma once
+
+#include "gpu/image.h"
+
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace vp {
+
+enum class OptionType : uint8_t {
+  Int,     // whole numbers within lo..hi
+  Float,   // reals within lo..hi
+  Choice,  // one of `choices` ("zero|replicate|reflect|wrap"), held as its index
+  Bool,    // 0 or 1; written 0|1, no|yes, off|on, false|true
+};
+
+struct OptionInfo {
+  const char* name;     // "k"
+  OptionType type;
+  double lo, hi;        // bounds (Choice: 0..choices-1; Bool: 0..1)
+  double def;           // default value (Choice: index)
+  const char* choices;  // Choice: names separated by '|'; else nullptr
+  const char* help;     // "clusters"
+  double stepLo;        // add / cycle stay at or above this (k steps within 2..32; set takes 1)
+  bool runtime;         // may change while playing (set / add / cycle commands)
+};
+
+constexpr int kMaxFilterOptions = 8;  // options one filter may have
+constexpr int kMaxFilterMetrics = 4;  // metrics one element may report per frame
+constexpr int kMaxChainLength = 8;    // elements one chain may hold
+
+// A named number an element reports for one frame (K-means: iterations, cost, reinit).
+struct FilterMetric {
+  const char* name = nullptr;  // "iterations"; nullptr: unused
+  double value = 0;
+};
+
+class FilterElement;
+
+// What one element did to one frame: its GPU (cuda events) or CPU time and its metrics.
+struct ElementResult {
+  float ms = -1.f;  // negative: the element did not run (disabled)
+  std::array<FilterMetric, kMaxFilterMetrics> metrics{};
+  // Sets (or adds) the metric `name`.
+  void set(const char* name, double value);
+  // The metric `name`, or `fallback` when it was not reported.
+  double get(std::string_view name, double fallback = 0) const;
+};
+
+// The CUDA implementation of one chain element. The processor owns one per element and
+// calls it from one thread; `slot` names the in-flight slot (0..slots-1) whose stream the
+// work goes to, so per-frame state (a warm start's centres) can live per slot.
+class GpuFilter {
+ public:
+  virtual ~GpuFilter() = default;
+  // Sizes everything for frames of width x height in `slots` slots; called with nothing
+  // in flight (before the first frame and at each frame-size change). Forgets any state
+  // carried between frames.
+  virtual void configure(int width, int height, int slots) = 0;
+  // Enqueues the element on `stream` for the frame in `slot`: reads `in`, writes `out`
+  // (same size, distinct buffers). May write metrics that are known at once (reinit).
+  virtual void enqueue(int slot, ConstRgbaView in, RgbaView out, const FilterElement& element,
+                       ElementResult& result, cudaStream_t stream) = 0;
+  // The slot's work has completed (frames finish in submission order): metrics that
+  // needed the device (iterations, cost). Default: none.
+  virtual void finish(int slot, ElementResult& result) { (void)slot, (void)result; }
+};
+
+// The CPU twin of a GpuFilter: the same output bit for bit, synchronously.
+class CpuFilter {
+ public:
+  virtual ~CpuFilter() = default;
+  // As GpuFilter::configure, for one frame at a time.
+  virtual void configure(int width, int height) = 0;
+  virtual void run(ConstRgbaView in, RgbaView out, const FilterElement& element, ElementResult& result) = 0;
+};
+
+struct FilterInfo {
+  const char* name;     // "kmeans": the word in --vf and in commands
+  const char* summary;  // one line for --help and docs
+  const OptionInfo* options;
+  int optionCount;
+  int mainOption;       // option the `param +N` command and the HUD's first line use; -1: none
+  bool temporal;        // frame n depends on frame n-1 (K-means warm starts)
+  std::unique_ptr<GpuFilter> (*makeGpu)();
+  std::unique_ptr<CpuFilter> (*makeCpu)();
+
+  const OptionInfo& option(int i) const { return options[i]; }
+  // Index of the option called `name`, or -1.
+  int optionIndex(std::string_view name) const;
+};
+
+// One element of a chain: a filter and a value for each of its options.
+class FilterElement {
+ public:
+  FilterElement() = default;
+  explicit FilterElement(const FilterInfo& filter);  // every option at its default
+
+  const FilterInfo& filter() const { return *filter_; }
+  bool valid() const { return filter_ != nullptr; }
+  std::string_view name() const { return filter_ ? filter_->name : ""; }
+  double value(int option) const { return values_[size_t(option)]; }
+  int intValue(int option) const { return int(values_[size_t(option)]); }
+  bool boolValue(int option) const { return values_[size_t(option)] != 0; }
+  // Sets option `option` to `v`; throws std::invalid_argument naming the option and its
+  // bounds when v is out of them (or not whole for Int / Choice / Bool).
+  void set(int option, double v);
+  bool enabled() const { return enabled_; }
+  void setEnabled(bool on) { enabled_ = on; }
+
+  bool operator==(const FilterElement& o) const {
+    return filter_ == o.filter_ && values_ == o.values_ && enabled_ == o.enabled_;
+  }
+  bool operator!=(const FilterElement& o) const { return !(*this == o); }
+
+ private:
+  const FilterInfo* filter_ = nullptr;
+  std::array<double, kMaxFilterOptions> values_{};
+  bool enabled_ = true;  // vf toggle: a disabled element passes its input through
+};
+
+// Option value text, for help, logs and the canonical chain string: "8", "0.01",
+// "replicate", "1".
+std::string formatOptionValue(const OptionInfo& option, double value);
+// Reads option value text; throws std::invalid_argument("k must be 1..32", ...).
+double parseOptionValue(const OptionInfo& option, std::string_view text);
+// "k must be 1..32" / "border must be zero, replicate, reflect or wrap".
+std::string optionBounds(const OptionInfo& option);
+// What the option takes: "1..32", "zero|replicate|reflect|wrap", "0|1".
+std::string optionRange(const OptionInfo& option);
+
+}  // namespace vp

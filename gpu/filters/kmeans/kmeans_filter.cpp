@@ -1,0 +1,152 @@
+#include "gpu/filters/kmeans/kmeans_filter.h"
+
+#include "gpu/cuda/cuda_resources.h"
+#include "gpu/filters/kmeans/kmeans_schedule.h"
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+namespace vp {
+namespace {
+
+constexpr OptionInfo kOptions[] = {
+    {"k", OptionType::Int, 1, kMaxClusters, 8, nullptr, "clusters; add / cycle step within 2..32", 2, true},
+    {"iterations", OptionType::Int, 0, 1000, 20, nullptr, "Lloyd iterations per frame at most", 0, true},
+    {"epsilon", OptionType::Float, 0, 1e6, 0.01, nullptr,
+     "stop once the largest squared centre shift is below this (8-bit levels squared)", 0, true},
+    {"init", OptionType::Choice, 0, 2, 1, "uniform|kmeans++|warm",
+     "how the first frame, a new K and a scene cut start", 0, true},
+    {"warm", OptionType::Bool, 0, 1, 1, nullptr, "start each frame from the previous frame's centres", 0, true},
+    {"seed", OptionType::Int, 0, 9007199254740991.0, 24301, nullptr, "k-means++ random seed", 0, true},
+};
+static_assert(sizeof kOptions / sizeof kOptions[0] <= kMaxFilterOptions);
+
+void reportState(const KmeansState& st, ElementResult& result) {
+  result.set("iterations", st.iterations);
+  result.set("cost", double(st.cost));
+}
+
+// Per slot: the K-means state of that slot's latest frame (centres stay where the frame
+// left them for the next frame to warm-start from: no copy on the frame chain).
+struct KmeansSlot {
+  DeviceBuffer state{sizeof(KmeansState)};
+  PinnedBuffer host{sizeof(KmeansState)};  // its copy for finish() (iterations, cost)
+  Event centresReady{cudaEventDisableTiming};
+  bool reinit = false;
+};
+
+class GpuKmeans final : public GpuFilter {
+ public:
+  void configure(int width, int height, int slots) override {
+    slots_.clear();
+    for (int i = 0; i < slots; ++i) {
+      slots_.push_back(std::make_unique<KmeansSlot>());
+      // K-means writes only the first k centres; the state goes to the host whole.
+      VP_CUDA_CHECK(cudaMemset(slots_.back()->state.get(), 0, sizeof(KmeansState)));
+    }
+    // With two or more slots, one slot's K-means runs beside the others' kernels: the
+    // policy for a shared GPU (kmeans_policy.h); with one slot it has the GPU to itself.
+    ws_ = std::make_unique<KmeansWorkspace>(slots > 1 ? KmeansLoad::Shared : KmeansLoad::Alone);
+    pixels_ = int64_t(width) * height;
+    last_ = -1;  // new buffers hold no centres: the next frame re-initialises
+    schedule_.reset();
+  }
+
+  void enqueue(int slot, ConstRgbaView in, RgbaView out, const FilterElement& element, ElementResult& result,
+               cudaStream_t stream) override {
+    KmeansSlot& s = *slots_[size_t(slot)];
+    bool warm = true;
+    const KmeansParams kp = schedule_.next(kmeansParamsOf(element, &warm), warm, s.reinit);
+    result.set("reinit", s.reinit);
+    // Warm start: the previous frame's centres, read where that frame left them; nothing
+    // writes them before this kernel has run, as that slot's next K-means frame comes after.
+    const KmeansState* warmFrom = nullptr;
+    if (last_ >= 0 && last_ != slot) {
+      VP_CUDA_CHECK(cudaStreamWaitEvent(stream, slots_[size_t(last_)]->centresReady, 0));
+      warmFrom = slots_[size_t(last_)]->state.as<KmeansState>();
+    }
+    kmeansGpu(in, out, nullptr, s.state.as<KmeansState>(), kp, *ws_, stream, warmFrom);
+    s.centresReady.record(stream);
+    VP_CUDA_CHECK(cudaMemcpyAsync(s.host.get(), s.state.get(), sizeof(KmeansState), cudaMemcpyDeviceToHost, stream));
+    last_ = slot;
+  }
+
+  void finish(int slot, ElementResult& result) override {
+    const KmeansSlot& s = *slots_[size_t(slot)];
+    KmeansState st;
+    std::memcpy(&st, s.host.get(), sizeof st);
+    reportState(st, result);
+    schedule_.observe(st.cost, pixels_, s.reinit);
+  }
+
+ private:
+  std::vector<std::unique_ptr<KmeansSlot>> slots_;
+  std::unique_ptr<KmeansWorkspace> ws_;  // K-means frames of one element run one after another
+  KmeansSchedule schedule_;
+  int64_t pixels_ = 0;
+  int last_ = -1;  // slot of the latest frame submitted
+};
+
+class CpuKmeans final : public CpuFilter {
+ public:
+  void configure(int width, int height) override {
+    scratch_ = std::make_unique<KmeansCpuScratch>(width, height);
+    state_ = KmeansState{};
+    schedule_.reset();
+  }
+
+  void run(ConstRgbaView in, RgbaView out, const FilterElement& element, ElementResult& result) override {
+    bool warm = true, reinit = false;
+    const KmeansParams kp = schedule_.next(kmeansParamsOf(element, &warm), warm, reinit);
+    kmeansCpu(in, out, nullptr, state_, kp, *scratch_);
+    result.set("reinit", reinit);
+    reportState(state_, result);
+    schedule_.observe(state_.cost, int64_t(in.width) * in.height, reinit);
+  }
+
+ private:
+  std::unique_ptr<KmeansCpuScratch> scratch_;
+  KmeansState state_{};
+  KmeansSchedule schedule_;
+};
+
+}  // namespace
+
+const FilterInfo kKmeansFilter = {
+    "kmeans",
+    "K-means colour segmentation: each pixel painted with its cluster's centre colour",
+    kOptions,
+    int(sizeof kOptions / sizeof kOptions[0]),
+    kmeans_option::K,
+    true,
+    [] { return std::unique_ptr<GpuFilter>(std::make_unique<GpuKmeans>()); },
+    [] { return std::unique_ptr<CpuFilter>(std::make_unique<CpuKmeans>()); },
+};
+
+KmeansParams kmeansParamsOf(const FilterElement& e, bool* warm) {
+  using namespace kmeans_option;
+  KmeansParams p;
+  p.k = e.intValue(K);
+  p.maxIterations = e.intValue(Iterations);
+  p.epsilon = float(e.value(Epsilon));
+  p.init = static_cast<KmeansInit>(e.intValue(Init));
+  p.seed = uint64_t(e.value(Seed));
+  if (warm) *warm = e.boolValue(Warm);
+  return p;
+}
+
+FilterElement kmeansElement(const KmeansParams& p, bool warm) {
+  using namespace kmeans_option;
+  FilterElement e(kKmeansFilter);
+  e.set(K, p.k);
+  e.set(Iterations, p.maxIterations);
+  // Keep the table's decimal default when it is what the float holds (0.01, not 0.0099999998).
+  if (float(e.value(Epsilon)) != p.epsilon) e.set(Epsilon, double(p.epsilon));
+  e.set(Init, double(int(p.init)));
+  e.set(Warm, warm);
+  e.set(Seed, double(p.seed));
+  return e;
+}
+
+}  // namespace vp

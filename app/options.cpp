@@ -62,6 +62,8 @@ struct EnumStrings {
   std::string mode, vf, backend = "auto", compare = "off";
   std::vector<std::string> shorthand = std::vector<std::string>(shorthands().size());  // "" = not given
   int splitPercent = 50;
+  // Which of --vf / --mode the command line itself gave: it wins over the config's other.
+  bool cliVf = false, cliMode = false;
   bool noWarm = false, noVsync = false, noSync = false, noProgress = false, noAutorotate = false;
 };
 
@@ -232,8 +234,10 @@ void buildChain(Options& o, const EnumStrings& e) {
   if (e.noWarm) o.filterDefaults[size_t(kmeansIndex())].set(kmeans_option::Warm, 0);
   const ElementDefaults defaults = [&o](const FilterInfo& f) { return defaultElement(o, f); };
   o.process.chain.clear();
-  if (!e.vf.empty()) {
-    if (!e.mode.empty()) throw CLI::ValidationError("--mode", "--vf gives the chain; drop --mode");
+  const bool useVf = !e.vf.empty() && !(e.cliMode && !e.cliVf);
+  if (useVf) {
+    if (!e.mode.empty() && e.cliVf == e.cliMode)
+      throw CLI::ValidationError("--mode", "--vf gives the chain; drop --mode");
     try {
       o.process.chain = parseChain(e.vf, defaults);
     } catch (const ChainError& bad) {
@@ -346,7 +350,12 @@ bool parseOptions(int argc, const char* const* argv, Options& out, int& exitCode
     exitCode = kExitUsage;
     return false;
   }
-  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+  for (int i = 1; i < argc; ++i) {
+    args.emplace_back(argv[i]);
+    const std::string& a = args.back();
+    e.cliVf |= a == "--vf" || a.rfind("--vf=", 0) == 0;
+    e.cliMode |= a == "--mode" || a.rfind("--mode=", 0) == 0;
+  }
   try {
     runCli(app, args, out, e);
   } catch (const CLI::CallForHelp&) {

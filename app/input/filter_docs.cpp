@@ -47,6 +47,19 @@ std::string filterHelp(const FilterInfo& f) {
   return out;
 }
 
+std::string filtersReadmeTable() {
+  std::string out = "| filter | what it does | options (default) |\n|---|---|---|\n";
+  for (const FilterInfo* f : filterRegistry()) {
+    std::string options;
+    for (int i = 0; i < f->optionCount; ++i) {
+      const OptionInfo& o = f->option(i);
+      options += std::string(i ? ", " : "") + "`" + o.name + "` (" + formatOptionValue(o, o.def) + ")";
+    }
+    out += "| `" + std::string(f->name) + "` | " + f->summary + " | " + options + " |\n";
+  }
+  return out;
+}
+
 std::string filtersMarkdown() {
   std::string out = "Chain syntax: `NAME=KEY=VALUE:KEY=VALUE,NAME...` (ffmpeg's, for a linear chain), e.g. `--vf \"" +
                     exampleChain() +

@@ -13,6 +13,8 @@ namespace vp {
 std::string filtersHelpText();
 // --vf NAME=help: one filter, every option with type, bounds, default and help.
 std::string filterHelp(const FilterInfo& filter);
+// README's filter table (Markdown): one row per filter with its options and defaults.
+std::string filtersReadmeTable();
 // docs/filters.md's generated part (Markdown).
 std::string filtersMarkdown();
 // config/default.toml's filter section: commented lines.

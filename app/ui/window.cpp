@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -121,6 +122,36 @@ bool setSwapInterval(bool vsync) {
 
 // Members are destroyed in reverse order: GL objects before their context, the context before
 // the window, the window before SDL's video subsystem.
+namespace {
+
+// The split position, in percent of the video's width, of a mouse at x (window points).
+int splitPercentAt(const SDL_Rect& video, int x) {
+  if (video.w <= 0) return 50;
+  return std::clamp(int(std::lround(100.0 * (x - video.x) / video.w)), 0, kMaxSplitPercent);
+}
+
+// "original" and "processed" along the bottom of the video, either side of the split line
+// (or of the middle, side by side).
+void drawCompareLabels(const HudData& hud, const SDL_Rect& video) {
+  if (hud.compare == CompareMode::Off || video.w <= 0) return;
+  ImDrawList* draw = ImGui::GetForegroundDrawList();
+  const float pad = 6.f, line = ImGui::GetTextLineHeight();
+  const float y = float(video.y + video.h) - line - 3 * pad;  // along the bottom: the HUD is at the top
+  const auto label = [&](float x, const char* text, bool rightAligned) {
+    const ImVec2 size = ImGui::CalcTextSize(text);
+    const float left = rightAligned ? x - size.x - 2 * pad : x;
+    draw->AddRectFilled(ImVec2(left, y), ImVec2(left + size.x + 2 * pad, y + line + 2 * pad), IM_COL32(0, 0, 0, 160),
+                        4.f);
+    draw->AddText(ImVec2(left + pad, y + pad), IM_COL32(255, 255, 255, 255), text);
+  };
+  const float x0 = float(video.x);
+  const float mid = hud.compare == CompareMode::Side ? x0 + video.w / 2.f : x0 + video.w * hud.split;
+  label(mid - pad, "original", true);
+  label(mid + pad, "processed", false);
+}
+
+}  // namespace
+
 struct Window::Impl {
   Impl(const WindowOptions& options, KeyMap keyMap)
       : window(createWindow(options)),
@@ -141,6 +172,27 @@ struct Window::Impl {
   const Command quit = commandFrom("quit");              // a window close
   const Command fullscreen = commandFrom("fullscreen");  // a double-click
   bool vsync = false;  // swap interval 1 accepted
+  CompareMode compare = CompareMode::Off;  // of the HUD data drawn last: a drag moves the split line
+  bool dragging = false;                   // the left button went down on a split view
+  int dragPercent = -1;                    // the split position the drag sent last
+
+  // The video's rectangle in window points (SDL's mouse coordinates), origin top-left.
+  SDL_Rect videoRectPoints() const {
+    int ww = 0, wh = 0, dw = 0, dh = 0;
+    SDL_GetWindowSize(window.get(), &ww, &wh);
+    SDL_GL_GetDrawableSize(window.get(), &dw, &dh);
+    const ViewportRect r = letterbox(video.width(), video.height(), dw, dh);
+    const double sx = dw > 0 ? double(ww) / dw : 1.0, sy = dh > 0 ? double(wh) / dh : 1.0;
+    return {int(r.x * sx), int((dh - r.y - r.height) * sy), int(r.width * sx), int(r.height * sy)};
+  }
+
+  // A split command for a mouse at x (points), when it differs from the last one sent.
+  std::optional<Command> dragTo(int x) {
+    const int percent = splitPercentAt(videoRectPoints(), x);
+    if (percent == dragPercent) return std::nullopt;
+    dragPercent = percent;
+    return commandFrom("split " + std::to_string(percent));
+  }
 };
 
 Window::Window(const WindowOptions& options, KeyMap keys)
@@ -150,6 +202,7 @@ Window::Window(const WindowOptions& options, KeyMap keys)
 }
 
 Window::~Window() = default;
+
 
 std::vector<Command> Window::pollEvents() {
   std::vector<Command> commands;
@@ -170,9 +223,22 @@ std::vector<Command> Window::pollEvents() {
         break;
       }
       case SDL_MOUSEBUTTONDOWN:
-        if (!io.WantCaptureMouse && e.button.button == SDL_BUTTON_LEFT && e.button.clicks == 2) {
+        if (io.WantCaptureMouse || e.button.button != SDL_BUTTON_LEFT) break;
+        if (e.button.clicks == 2) {
+          impl_->dragging = false;
           commands.push_back(impl_->fullscreen);
+        } else if (impl_->compare == CompareMode::Split) {  // the split line follows a drag
+          impl_->dragging = true;
+          impl_->dragPercent = -1;
+          if (auto c = impl_->dragTo(e.button.x)) commands.push_back(*c);
         }
+        break;
+      case SDL_MOUSEMOTION:
+        if (impl_->dragging && (e.motion.state & SDL_BUTTON_LMASK))
+          if (auto c = impl_->dragTo(e.motion.x)) commands.push_back(*c);
+        break;
+      case SDL_MOUSEBUTTONUP:
+        if (e.button.button == SDL_BUTTON_LEFT) impl_->dragging = false;
         break;
       default:
         break;
@@ -220,6 +286,8 @@ void Window::drawFrame(const HudData& hud) {
   ImGui_ImplOpenGL3_NewFrame();
   ImGui_ImplSDL2_NewFrame();
   ImGui::NewFrame();
+  impl_->compare = hud.compare;
+  drawCompareLabels(hud, impl_->videoRectPoints());
   impl_->hud.draw(hud, impl_->keys);
   ImGui::Render();
   glViewport(0, 0, w, h);

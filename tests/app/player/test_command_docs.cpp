@@ -1,7 +1,10 @@
 // README's "Keys and commands" table and config/default.toml's [keys] are written from
-// the command tables (app/input/command_table.cpp): these tests fail when a file drifts
-// from them. VP_UPDATE_DOCS=1 rewrites the files instead.
+// the command tables (app/input/command_table.cpp); README's filter table,
+// docs/filters.md and config/default.toml's filter list from the filters' option tables
+// (gpu/filters/): these tests fail when a file drifts from them. VP_UPDATE_DOCS=1
+// rewrites the files instead.
 #include "app/input/command_table.h"
+#include "app/input/filter_docs.h"
 #include "app/options.h"
 
 #include <gtest/gtest.h>
@@ -49,6 +52,19 @@ TEST(CommandDocs, ReadmeTableIsTheCommandTable) {
 
 TEST(CommandDocs, DefaultTomlKeysAreTheDefaultBindings) {
   expectSection(VP_SOURCE_DIR "/config/default.toml", "[keys]\n", "", defaultKeysToml());
+}
+
+TEST(FilterDocs, ReadmeTableIsTheRegistry) {
+  expectSection(VP_SOURCE_DIR "/README.md", "<!-- filters:begin -->\n", "<!-- filters:end -->", filtersReadmeTable());
+}
+
+TEST(FilterDocs, FiltersMarkdownIsTheRegistry) {
+  expectSection(VP_SOURCE_DIR "/docs/filters.md", "<!-- filters:begin -->\n", "<!-- filters:end -->",
+                filtersMarkdown());
+}
+
+TEST(FilterDocs, DefaultTomlListsTheFilters) {
+  expectSection(VP_SOURCE_DIR "/config/default.toml", "# <filters>\n", "# </filters>", filtersToml());
 }
 
 // The config's [keys] entries parse and bind what the table says (the whole file is

@@ -39,8 +39,10 @@ struct Slot {
   DeviceBuffer input;        // native planes, same layout as the host frame
   DeviceImage rgba;          // converted frame (the compare view's original)
   std::array<DeviceImage, 2> pingPong;  // the chain's outputs, alternating; allocated as the shape needs
-  DeviceBuffer packed;       // the view as tightly packed RGB24 (compare side: twice as wide)
+  DeviceBuffer packed;       // the view as tightly packed RGB24
   PinnedBuffer output;       // its copy for the caller
+  DeviceBuffer packedSide;   // compare side: the view twice as wide; allocated at its first use
+  PinnedBuffer outputSide;
   DeviceBuffer packedProcessed;   // compare with keepProcessed: the processed frame alone
   PinnedBuffer outputProcessed;   // its copy
   Stream stream;
@@ -144,8 +146,10 @@ class CudaProcessor final : public Processor {
       s->input = DeviceBuffer(layout.bytes);
       s->rgba = DeviceImage(w, h);
       for (DeviceImage& p : s->pingPong) p = DeviceImage();
-      s->packed = DeviceBuffer(size_t(compareWidth(CompareMode::Side, w)) * h * 3);
+      s->packed = DeviceBuffer(size_t(w) * h * 3);
       s->output = PinnedBuffer(s->packed.bytes());
+      s->packedSide = DeviceBuffer();
+      s->outputSide = PinnedBuffer();
       s->packedProcessed = DeviceBuffer();
       s->outputProcessed = PinnedBuffer();
     }
@@ -214,14 +218,20 @@ class CudaProcessor final : public Processor {
     OutputFrame& o = s.out;
     o.width = compareWidth(params.compare, w);
     o.pitch = size_t(o.width) * 3;
-    o.rgb = s.output.as<uint8_t>();
-    if (params.compare == CompareMode::Off) {
-      rgbaToRgb24Gpu(result.view(), s.packed.as<uint8_t>(), o.pitch, st);
-    } else {
-      composeCompareGpu(s.rgba.view(), result.view(), params.compare, params.split, s.packed.as<uint8_t>(), o.pitch,
-                        st);
+    const bool side = params.compare == CompareMode::Side;
+    if (side && !s.packedSide.get()) {  // once per frame size, only for runs that show it
+      s.packedSide = DeviceBuffer(o.pitch * h);
+      s.outputSide = PinnedBuffer(o.pitch * h);
     }
-    VP_CUDA_CHECK(cudaMemcpyAsync(s.output.get(), s.packed.get(), o.pitch * size_t(h), cudaMemcpyDeviceToHost, st));
+    DeviceBuffer& packed = side ? s.packedSide : s.packed;
+    PinnedBuffer& output = side ? s.outputSide : s.output;
+    o.rgb = output.as<uint8_t>();
+    if (params.compare == CompareMode::Off) {
+      rgbaToRgb24Gpu(result.view(), packed.as<uint8_t>(), o.pitch, st);
+    } else {
+      composeCompareGpu(s.rgba.view(), result.view(), params.compare, params.split, packed.as<uint8_t>(), o.pitch, st);
+    }
+    VP_CUDA_CHECK(cudaMemcpyAsync(output.get(), packed.get(), o.pitch * size_t(h), cudaMemcpyDeviceToHost, st));
     o.processedPitch = size_t(w) * 3;
     if (params.compare == CompareMode::Off) {
       o.processed = o.rgb;

@@ -57,7 +57,8 @@ class GpuKmeans final : public GpuFilter {
                cudaStream_t stream) override {
     KmeansSlot& s = *slots_[size_t(slot)];
     bool warm = true;
-    const KmeansParams kp = schedule_.next(kmeansParamsOf(element, &warm), warm, s.reinit);
+    const KmeansParams requested = kmeansParamsOf(element, &warm);  // sets warm: read it after
+    const KmeansParams kp = schedule_.next(requested, warm, s.reinit);
     result.set("reinit", s.reinit);
     // Warm start: the previous frame's centres, read where that frame left them; nothing
     // writes them before this kernel has run, as that slot's next K-means frame comes after.
@@ -98,7 +99,8 @@ class CpuKmeans final : public CpuFilter {
 
   void run(ConstRgbaView in, RgbaView out, const FilterElement& element, ElementResult& result) override {
     bool warm = true, reinit = false;
-    const KmeansParams kp = schedule_.next(kmeansParamsOf(element, &warm), warm, reinit);
+    const KmeansParams requested = kmeansParamsOf(element, &warm);  // sets warm: read it after
+    const KmeansParams kp = schedule_.next(requested, warm, reinit);
     kmeansCpu(in, out, nullptr, state_, kp, *scratch_);
     result.set("reinit", reinit);
     reportState(state_, result);

@@ -128,11 +128,12 @@ class Processor {
   // Device name ("NVIDIA H200"), or the CPU thread count for cpu.
   virtual std::string deviceName() const = 0;
   // Starts processing `frame` with `params`; returns its ticket, or nullopt when no
-  // slot is free (poll and release first). A frame whose layout differs from the
+  // slot is free (poll and release first). On cuda a frame whose layout differs from the
   // slots', or whose chain has another shape (filters added, removed or reordered), is
-  // accepted only once nothing is in flight (buffers and elements are then rebuilt; an
-  // element keeps its state across the change when the same filter holds the same
-  // place among its kind: the 2nd kmeans stays the 2nd kmeans).
+  // accepted only once nothing is in flight; cpu, which finishes each frame inside
+  // submit(), takes it at once. Buffers and elements are then rebuilt; an element keeps
+  // its state across the change when the same filter holds the same place among its
+  // kind (the 2nd kmeans stays the 2nd kmeans).
   // Throws std::invalid_argument on bad parameters.
   virtual std::optional<uint64_t> submit(const InputFrame& frame, const ProcessParams& params) = 0;
   // True once the input memory of `ticket` is no longer read (upload finished, or for

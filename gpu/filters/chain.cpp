@@ -220,7 +220,10 @@ int resolveElement(const FilterChain& chain, std::string_view target, std::strin
   std::string_view name = target;
   const size_t hash = target.find('#');
   std::string_view position = hash == std::string_view::npos ? std::string_view() : target.substr(hash + 1);
-  if (hash != std::string_view::npos) name = target.substr(0, hash);
+  if (hash != std::string_view::npos) {
+    name = target.substr(0, hash);
+    if (position.empty()) throw std::invalid_argument("a position was expected after '" + std::string(target) + "'");
+  }
   else if (!target.empty() && std::isdigit(static_cast<unsigned char>(target.front()))) position = target, name = {};
   if (!position.empty()) {
     int n = 0;

@@ -1,0 +1,110 @@
+// The filters' references (filter_reference.h): each reads its element by option name
+// and runs the plain references of tests/support.
+#include "support/filter_reference.h"
+
+#include "support/blur_reference.h"
+#include "support/kmeans_reference.h"
+
+#include <cstring>
+#include <stdexcept>
+
+namespace vp::test::ref {
+
+double optionValue(const FilterElement& element, const char* name) {
+  const int i = element.filter().optionIndex(name);
+  if (i < 0)
+    throw std::logic_error("filter_reference: " + std::string(element.name()) + " has no option '" + name + "'");
+  return element.value(i);
+}
+
+std::string choiceValue(const FilterElement& element, const char* name) {
+  const int i = element.filter().optionIndex(name);
+  if (i < 0 || element.filter().option(i).type != OptionType::Choice)
+    throw std::logic_error("filter_reference: " + std::string(element.name()) + " has no choice '" + name + "'");
+  return formatOptionValue(element.filter().option(i), element.value(i));
+}
+
+namespace {
+
+// ---- blur ----
+
+BorderMode borderNamed(const std::string& name) {
+  if (name == "zero") return BorderMode::Zero;
+  if (name == "replicate") return BorderMode::Replicate;
+  if (name == "reflect") return BorderMode::Reflect;
+  if (name == "wrap") return BorderMode::Wrap;
+  throw std::logic_error("filter_reference: unknown blur border '" + name + "'");
+}
+
+ReferenceFrame blurFrame(const HostImage& in, const FilterElement& e) {
+  BlurParams p;  // a plain struct: naiveBlur's parameters
+  p.radius = int(optionValue(e, "r"));
+  p.passes = int(optionValue(e, "passes"));
+  p.border = borderNamed(choiceValue(e, "border"));
+  ReferenceFrame out;
+  out.rgba = naiveBlur(in, p);
+  return out;
+}
+
+// ---- kmeans ----
+
+RefInit initNamed(const std::string& name) {
+  if (name == "uniform") return RefInit::Uniform;
+  // "warm" on a first frame: nothing to warm from, k-means++ it is.
+  if (name == "kmeans++" || name == "warm") return RefInit::PlusPlus;
+  throw std::logic_error("filter_reference: unknown kmeans init '" + name + "'");
+}
+
+ReferenceFrame kmeansFrame(const HostImage& in, const FilterElement& e) {
+  RefParams p;
+  p.k = int(optionValue(e, "k"));
+  p.maxIterations = int(optionValue(e, "iterations"));
+  p.epsilon = float(optionValue(e, "epsilon"));
+  p.init = initNamed(choiceValue(e, "init"));
+  p.seed = uint64_t(optionValue(e, "seed"));
+  const RefResult r = kmeansReference(reinterpret_cast<const uint8_t*>(in.data()), in.width(), in.height(), p);
+  ReferenceFrame out;
+  out.rgba = HostImage(in.width(), in.height());
+  std::memcpy(out.rgba.data(), r.rgba.data(), r.rgba.size());
+  out.metrics = {{"iterations", double(r.iterations)}, {"cost", double(r.cost)}, {"reinit", 1.0}};
+  out.openChoices = r.ambiguousPixels + r.ambiguousStops;
+  return out;
+}
+
+}  // namespace
+
+const std::vector<FilterReference>& filterReferences() {
+  static const std::vector<FilterReference> kReferences = {
+      {"kmeans",
+       "RGBA bytes, iterations, cost, reinit=1 of a fresh element (a re-initialisation) vs textbook Lloyd; exact",
+       {
+           "kmeans",                                            // defaults: k=8, k-means++
+           "kmeans=k=1",                                        // one cluster: the mean colour
+           "kmeans=k=2:iterations=0:init=uniform",              // the initial assignment only
+           "kmeans=k=5:iterations=50:epsilon=0:init=uniform",   // run to the iteration cap
+           "kmeans=k=12:epsilon=1:init=warm:seed=7:warm=0",     // warm with nothing to warm from
+           "kmeans=k=32:iterations=10:seed=9007199254740991",   // most clusters, largest seed
+       },
+       kmeansFrame},
+      {"blur",
+       "RGBA bytes vs the direct (2r+1)^2 window sum with the border written plainly; exact",
+       {
+           "blur",                              // defaults: r=5, replicate
+           "blur=r=0",                          // identity
+           "blur=r=1:border=zero",
+           "blur=r=3:passes=3:border=reflect",  // most passes
+           "blur=r=7:passes=2:border=wrap",
+           "blur=r=128:border=wrap",            // largest radius: windows wider than the frame
+       },
+       blurFrame},
+  };
+  return kReferences;
+}
+
+const FilterReference* findFilterReference(std::string_view name) {
+  for (const FilterReference& r : filterReferences())
+    if (name == r.filter) return &r;
+  return nullptr;
+}
+
+}  // namespace vp::test::ref

@@ -313,12 +313,6 @@ void runCli(CLI::App& app, std::vector<std::string> args, Options& o, EnumString
 
 }  // namespace
 
-FilterElement defaultElement(const Options& o, const FilterInfo& filter) {
-  for (const FilterElement& e : o.filterDefaults)
-    if (&e.filter() == &filter) return e;
-  return FilterElement(filter);
-}
-
 void applyConfigText(const std::string& tomlText, Options& out) {
   CLI::App app;
   EnumStrings e;

@@ -4,6 +4,8 @@
 #pragma once
 
 #include "app/input/chain_editor.h"
+#include "gpu/filters/kmeans/kmeans_filter.h"
+#include "gpu/filters/registry.h"
 #include "gpu/processor.h"
 
 #include <cstdint>
@@ -22,6 +24,8 @@ enum ExitCode : int {
 };
 
 struct Options {
+  Options();  // the built-in defaults: the chain is one kmeans element, filterDefaults the registry's
+
   // input
   std::string input;          // file, device or lavfi graph; empty = built-in pattern
   std::string format;         // forced input format (-f): v4l2, lavfi, ...
@@ -88,7 +92,17 @@ bool parseOptions(int argc, const char* const* argv, Options& out, int& exitCode
 // std::runtime_error naming the first unknown key or bad value. For tests.
 void applyConfigText(const std::string& tomlText, Options& out);
 
-// The starting element of `filter` under `options` (its filterDefaults entry).
-FilterElement defaultElement(const Options& options, const FilterInfo& filter);
+inline Options::Options() {
+  for (const FilterInfo* f : filterRegistry()) filterDefaults.emplace_back(*f);
+  process.chain.add(FilterElement(kKmeansFilter));
+}
+
+// The starting element of `filter` under `options` (its filterDefaults entry). Inline:
+// the player uses it without the command-line parser.
+inline FilterElement defaultElement(const Options& options, const FilterInfo& filter) {
+  for (const FilterElement& e : options.filterDefaults)
+    if (&e.filter() == &filter) return e;
+  return FilterElement(filter);
+}
 
 }  // namespace vp

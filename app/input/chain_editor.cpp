@@ -86,6 +86,7 @@ void ChainEditor::start(const FilterChain& chain) {
 }
 
 std::optional<std::string> ChainEditor::apply(const Command& c, ProcessParams& p) {
+  if (!isParamCommand(c)) return std::nullopt;
   switch (c.verb) {
     case Verb::Vf: return applyVf(c, p);
     case Verb::Preset: return applyPreset(c, p);

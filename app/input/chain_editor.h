@@ -29,7 +29,7 @@ class ChainEditor {
 
   // Applies a processing command (isParamCommand) to `params`. Returns a line for the
   // status ("kmeans#1 k=9", "chain: blur=r=3,kmeans") when it changed something, nullopt
-  // when nothing changed. Throws std::invalid_argument with a reason for the user (no such
+  // when nothing changed or the command is not a processing one. Throws std::invalid_argument with a reason for the user (no such
   // element, value out of bounds, a bad chain: ChainError names the position).
   std::optional<std::string> apply(const Command& command, ProcessParams& params);
 

@@ -1,7 +1,9 @@
 // The command language (parsing and parameter changes, pure) and the control channel's
 // reader thread on a FIFO (writers come and go), a tailed file, bad lines and overflow.
+#include "app/input/chain_editor.h"
 #include "app/input/commands.h"
 #include "app/input/control_channel.h"
+#include "support/chains.h"
 #include "support/clips.h"
 #include "support/threads.h"
 
@@ -30,11 +32,13 @@ TEST(ControlParse, ParameterCommands) {
   Command c = parse("mode blur");
   EXPECT_EQ(c.verb, Verb::Mode);
   EXPECT_EQ(c.change, Change::Set);
-  EXPECT_EQ(Mode(c.value), Mode::Blur);
-  EXPECT_EQ(Mode(parse("  MODE   None ").value), Mode::None);
+  EXPECT_EQ(c.arg, "blur");
+  EXPECT_EQ(parse("  MODE   None ").arg, "none");
   c = parse("k 12");
   EXPECT_EQ(c.verb, Verb::K);
   EXPECT_EQ(c.value, 12);
+  EXPECT_EQ(c.target, "kmeans");  // a shorthand for the first kmeans's k
+  EXPECT_EQ(c.option, "k");
   EXPECT_EQ(parse("clusters 3").verb, Verb::K);
   c = parse("radius 0");
   EXPECT_EQ(c.verb, Verb::Radius);
@@ -105,7 +109,7 @@ TEST(ControlParse, BlankLinesAndComments) {
 TEST(ControlParse, BadLinesSayWhy) {
   for (const char* bad : {"k",          "k 0",      "k 33",
                           "k 4x",       "k 4 5",    "k +x",
-                          "radius 101", "passes 0", "iterations 1001",
+                          "radius 129", "passes 0", "iterations 1001",
                           "mode fast",  "mode",     "border mirror",
                           "seek",       "seek x",   "seek +",
                           "seek 1e99",  "seek nan", "pause now",
@@ -129,30 +133,37 @@ TEST(ControlParse, BadLinesSayWhy) {
 }
 
 TEST(ControlParams, SetAndStepCommandsChangeParams) {
-  ProcessParams p;
-  p.kmeans.k = 8;
-  EXPECT_TRUE(applyParams(parse("k 5"), p));
-  EXPECT_EQ(p.kmeans.k, 5);
-  EXPECT_FALSE(applyParams(parse("k 5"), p));  // no change
-  EXPECT_TRUE(applyParams(parse("mode blur"), p));
-  EXPECT_TRUE(applyParams(parse("radius 17"), p));
-  EXPECT_TRUE(applyParams(parse("passes 2"), p));
-  EXPECT_TRUE(applyParams(parse("border zero"), p));
-  EXPECT_TRUE(applyParams(parse("iterations 3"), p));
-  EXPECT_TRUE(applyParams(parse("param_inc"), p));  // blur mode: radius + 1
-  EXPECT_EQ(p.mode, Mode::Blur);
-  EXPECT_EQ(p.blur.radius, 18);
-  EXPECT_EQ(p.blur.passes, 2);
-  EXPECT_EQ(p.blur.border, BorderMode::Zero);
-  EXPECT_EQ(p.kmeans.maxIterations, 3);
-  for (const char* line : {"mode none", "k 9", "radius 1", "k_dec", "cycle_mode", "mode_blur", "param +1"})
+  ChainEditor editor;
+  ProcessParams p = test::kmeansParams(KmeansParams{8});
+  editor.start(p.chain);
+  const auto apply = [&](const char* line) { return editor.apply(parse(line), p).has_value(); };
+  EXPECT_TRUE(apply("k 5"));
+  EXPECT_EQ(p.chain[0].intValue(kmeans_option::K), 5);
+  EXPECT_FALSE(apply("k 5"));  // no change
+  EXPECT_TRUE(apply("iterations 3"));
+  EXPECT_TRUE(apply("mode blur"));
+  EXPECT_TRUE(apply("radius 17"));
+  EXPECT_TRUE(apply("passes 2"));
+  EXPECT_TRUE(apply("border zero"));
+  EXPECT_TRUE(apply("param_inc"));  // the blur's main option: radius + 1
+  EXPECT_EQ(test::chainMode(p), "blur");
+  const BlurParams blur = blurParamsOf(p.chain[0]);
+  EXPECT_EQ(blur.radius, 18);
+  EXPECT_EQ(blur.passes, 2);
+  EXPECT_EQ(blur.border, BorderMode::Zero);
+  EXPECT_TRUE(apply("mode kmeans"));  // K and the iterations as they were left
+  EXPECT_EQ(p.chain[0].intValue(kmeans_option::K), 5);
+  EXPECT_EQ(p.chain[0].intValue(kmeans_option::Iterations), 3);
+  for (const char* line : {"mode none", "k 9", "radius 1", "k_dec", "cycle_mode", "mode_blur", "param +1",
+                           "vf add blur", "set k 3", "add kmeans.k -1", "cycle border", "preset cycle",
+                           "compare split", "split 30"})
     EXPECT_TRUE(isParamCommand(parse(line))) << line;
   for (const char* line :
        {"pause", "step", "seek 1", "screenshot", "quit", "toggle_hud", "toggle_fullscreen", "help"}) {
     EXPECT_FALSE(isParamCommand(parse(line))) << line;
-    ProcessParams before = p;
-    EXPECT_FALSE(applyParams(parse(line), p)) << line;
-    EXPECT_EQ(p.kmeans.k, before.kmeans.k);
+    const ProcessParams before = p;
+    EXPECT_FALSE(apply(line)) << line;
+    EXPECT_EQ(p.chain, before.chain);
   }
   for (const char* line : {"fullscreen", "hud", "help", "toggle_hud"}) EXPECT_TRUE(isWindowCommand(parse(line)));
   EXPECT_FALSE(isWindowCommand(parse("screenshot")));

@@ -1,4 +1,6 @@
 #include "app/options.h"
+#include "gpu/filters/blur/blur_filter.h"
+#include "gpu/filters/kmeans/kmeans_filter.h"
 
 #include <gtest/gtest.h>
 
@@ -18,13 +20,16 @@ TEST(Options, DefaultsWithoutArguments) {
   int code = -1;
   ASSERT_TRUE(parse({}, o, code));
   EXPECT_TRUE(o.input.empty());
-  EXPECT_EQ(o.process.mode, Mode::Kmeans);
-  EXPECT_EQ(o.process.kmeans.k, 8);
-  EXPECT_EQ(o.process.kmeans.maxIterations, 20);
-  EXPECT_EQ(o.process.blur.border, BorderMode::Replicate);
+  EXPECT_EQ(formatChain(o.process.chain), formatChain(parseChain("kmeans")));  // one kmeans, its defaults
+  const KmeansParams k = kmeansParamsOf(o.process.chain[0]);
+  EXPECT_EQ(k.k, 8);
+  EXPECT_EQ(k.maxIterations, 20);
+  EXPECT_EQ(k.init, KmeansInit::KmeansPlusPlus);
+  EXPECT_EQ(blurParamsOf(defaultElement(o, kBlurFilter)).border, BorderMode::Replicate);
   EXPECT_EQ(o.backend, Backend::Auto);
   EXPECT_EQ(o.streams, 3);
-  EXPECT_TRUE(o.process.warmStart);
+  EXPECT_TRUE(o.process.chain[0].boolValue(kmeans_option::Warm));
+  EXPECT_EQ(o.process.compare, CompareMode::Off);
   EXPECT_TRUE(o.vsync);
 }
 
@@ -36,23 +41,25 @@ TEST(Options, CommandLineValues) {
                      "--init", "uniform", "--no-warm"},
                     o, code));
   EXPECT_EQ(o.input, "clip.mp4");
-  EXPECT_EQ(o.process.mode, Mode::Blur);
-  EXPECT_EQ(o.process.kmeans.k, 5);
-  EXPECT_EQ(o.process.blur.radius, 15);
-  EXPECT_EQ(o.process.blur.passes, 3);
-  EXPECT_EQ(o.process.blur.border, BorderMode::Wrap);
+  ASSERT_EQ(o.process.chain.size(), 1);  // --mode blur: a one-blur chain, the shorthands its values
+  const BlurParams blur = blurParamsOf(o.process.chain[0]);
+  EXPECT_EQ(blur.radius, 15);
+  EXPECT_EQ(blur.passes, 3);
+  EXPECT_EQ(blur.border, BorderMode::Wrap);
+  const FilterElement kmeans = defaultElement(o, kKmeansFilter);  // what a kmeans added later starts with
+  EXPECT_EQ(kmeans.intValue(kmeans_option::K), 5);
   EXPECT_EQ(o.backend, Backend::Cpu);
   EXPECT_EQ(o.streams, 2);
   EXPECT_EQ(o.frames, 10);
   EXPECT_EQ(o.output, "out.mkv");
   EXPECT_TRUE(o.overwrite);
   EXPECT_TRUE(o.headless);
-  EXPECT_EQ(o.process.kmeans.init, KmeansInit::Uniform);
-  EXPECT_FALSE(o.process.warmStart);
+  EXPECT_EQ(kmeansParamsOf(kmeans).init, KmeansInit::Uniform);
+  EXPECT_FALSE(kmeans.boolValue(kmeans_option::Warm));
 }
 
 TEST(Options, OutOfRangeAndUnknownAreUsageErrors) {
-  for (std::vector<const char*> bad : {std::vector<const char*>{"-k", "33"}, {"-k", "0"}, {"-r", "101"},
+  for (std::vector<const char*> bad : {std::vector<const char*>{"-k", "33"}, {"-k", "0"}, {"-r", "129"},
                                        {"--passes", "4"}, {"--mode", "sharpen"}, {"--border", "mirror"},
                                        {"--bogus"}, {"--streams", "0"}}) {
     Options o;
@@ -83,9 +90,10 @@ TEST(Options, ConfigAppliesAndCommandLineWins) {
   Options o;
   int code = -1;
   ASSERT_TRUE(parse({"--config", path.c_str(), "-r", "3"}, o, code));
-  EXPECT_EQ(o.process.mode, Mode::Blur);
-  EXPECT_EQ(o.process.blur.radius, 3);  // command line wins
-  EXPECT_EQ(o.process.kmeans.k, 4);
+  ASSERT_EQ(o.process.chain.size(), 1);
+  EXPECT_EQ(o.process.chain[0].name(), "blur");
+  EXPECT_EQ(blurParamsOf(o.process.chain[0]).radius, 3);  // command line wins
+  EXPECT_EQ(defaultElement(o, kKmeansFilter).intValue(kmeans_option::K), 4);
   EXPECT_TRUE(o.loop);
   EXPECT_EQ(o.keys["quit"], "ctrl+q");
 }
@@ -111,16 +119,18 @@ TEST(Options, DefaultTomlMatchesBuiltInDefaults) {
   Options fromFile;
   applyConfigText(text.str(), fromFile);
   Options builtIn;
-  EXPECT_EQ(fromFile.process.mode, builtIn.process.mode);
-  EXPECT_EQ(fromFile.process.kmeans.k, builtIn.process.kmeans.k);
-  EXPECT_EQ(fromFile.process.kmeans.maxIterations, builtIn.process.kmeans.maxIterations);
-  EXPECT_EQ(fromFile.process.kmeans.epsilon, builtIn.process.kmeans.epsilon);
-  EXPECT_EQ(fromFile.process.kmeans.init, builtIn.process.kmeans.init);
-  EXPECT_EQ(fromFile.process.kmeans.seed, builtIn.process.kmeans.seed);
-  EXPECT_EQ(fromFile.process.warmStart, builtIn.process.warmStart);
-  EXPECT_EQ(fromFile.process.blur.radius, builtIn.process.blur.radius);
-  EXPECT_EQ(fromFile.process.blur.passes, builtIn.process.blur.passes);
-  EXPECT_EQ(fromFile.process.blur.border, builtIn.process.blur.border);
+  EXPECT_EQ(formatChain(fromFile.process.chain), formatChain(builtIn.process.chain));
+  ASSERT_EQ(fromFile.filterDefaults.size(), builtIn.filterDefaults.size());
+  for (size_t i = 0; i < builtIn.filterDefaults.size(); ++i)
+    EXPECT_EQ(formatElement(fromFile.filterDefaults[i]), formatElement(builtIn.filterDefaults[i]));
+  EXPECT_EQ(fromFile.process.compare, builtIn.process.compare);
+  EXPECT_EQ(fromFile.process.split, builtIn.process.split);
+  EXPECT_EQ(fromFile.outputView, builtIn.outputView);
+  ASSERT_EQ(fromFile.presets.size(), builtIn.presets.size());
+  for (size_t i = 0; i < builtIn.presets.size(); ++i) {
+    EXPECT_EQ(fromFile.presets[i].name, builtIn.presets[i].name);
+    EXPECT_EQ(fromFile.presets[i].chain, builtIn.presets[i].chain);
+  }
   EXPECT_EQ(fromFile.backend, builtIn.backend);
   EXPECT_EQ(fromFile.streams, builtIn.streams);
   EXPECT_EQ(fromFile.loop, builtIn.loop);

@@ -1,4 +1,5 @@
 #include "app/player/stats.h"
+#include "gpu/filters/chain.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -24,7 +25,7 @@ TEST(TimeStats, EmptyIsZero) {
   EXPECT_EQ(s.meanMs(), 0);
 }
 
-TEST(RunStats, JsonHasCountersStagesAndParams) {
+TEST(RunStats, JsonHasCountersStagesAndTheChain) {
   RunStats r;
   r.backend = "cpu";
   r.device = "CPU";
@@ -32,24 +33,43 @@ TEST(RunStats, JsonHasCountersStagesAndParams) {
   r.framesIn = 3;
   r.wallSeconds = 0.5;
   OutputFrame f;
-  f.params.mode = Mode::Blur;
-  f.params.blur.radius = 7;
-  f.params.blur.passes = 2;
-  f.params.kmeans.k = 6;
+  f.params.chain = parseChain("blur=r=7:passes=2,kmeans=k=6,blur=r=1");
+  f.params.chain[2].setEnabled(false);
   f.times[Stage::Convert] = 0.5f;
-  f.times[Stage::Blur] = 1.5f;
+  f.chain[0].ms = 1.5f;
+  f.chain[1].ms = 2.5f;
+  f.chain[1].set("iterations", 4);
   for (int i = 0; i < 3; ++i) r.addFrame(f);
+  f.chain[1].set("iterations", 8);
+  r.addFrame(f);
   nlohmann::json j = nlohmann::json::parse(statsJson(r));
-  EXPECT_EQ(j["frames"]["processed"], 3);
+  EXPECT_EQ(j["frames"]["processed"], 4);
   EXPECT_EQ(j["frames"]["in"], 3);
-  EXPECT_DOUBLE_EQ(j["fps"].get<double>(), 6.0);
-  EXPECT_EQ(j["params"]["mode"], "blur");
-  EXPECT_EQ(j["params"]["k"], 6);
-  EXPECT_EQ(j["params"]["radius"], 7);
-  EXPECT_EQ(j["params"]["passes"], 2);
-  EXPECT_NEAR(j["stages_ms"]["blur"]["mean_ms"].get<double>(), 1.5, 1e-6);
-  EXPECT_FALSE(j["stages_ms"].contains("kmeans"));
-  EXPECT_NE(formatSummary(r).find("blur"), std::string::npos);
+  EXPECT_DOUBLE_EQ(j["fps"].get<double>(), 8.0);
+  EXPECT_EQ(j["params"]["vf"], formatChain(f.params.chain));
+  EXPECT_EQ(j["params"]["compare"], "off");
+  ASSERT_EQ(j["chain"].size(), 3u);
+  const nlohmann::json& blur = j["chain"][0];
+  EXPECT_EQ(blur["label"], "blur#1");
+  EXPECT_EQ(blur["options"]["r"], 7);
+  EXPECT_EQ(blur["options"]["passes"], 2);
+  EXPECT_EQ(blur["options"]["border"], "replicate");
+  EXPECT_NEAR(blur["ms"]["mean_ms"].get<double>(), 1.5, 1e-6);
+  EXPECT_EQ(blur["ms"]["frames"], 4);
+  const nlohmann::json& kmeans = j["chain"][1];
+  EXPECT_EQ(kmeans["label"], "kmeans#2");
+  EXPECT_EQ(kmeans["options"]["k"], 6);
+  EXPECT_NEAR(kmeans["ms"]["mean_ms"].get<double>(), 2.5, 1e-6);
+  EXPECT_DOUBLE_EQ(kmeans["metrics"]["iterations"]["mean"].get<double>(), 5.0);
+  EXPECT_DOUBLE_EQ(kmeans["metrics"]["iterations"]["max"].get<double>(), 8.0);
+  EXPECT_FALSE(j["chain"][2]["enabled"].get<bool>());
+  EXPECT_FALSE(j["chain"][2].contains("ms"));  // toggled off: it never ran
+  EXPECT_FALSE(j["stages_ms"].contains("blur"));  // elements are not stages
+  EXPECT_TRUE(j["stages_ms"].contains("convert"));
+  const std::string summary = formatSummary(r);
+  EXPECT_NE(summary.find("blur#1"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("kmeans#2   4 frames, mean iterations 5.00"), std::string::npos) << summary;
+  EXPECT_LT(summary.find("convert"), summary.find("blur#1")) << "elements come after convert";
 }
 
 }  // namespace

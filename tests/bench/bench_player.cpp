@@ -45,7 +45,7 @@ void BM_WindowPlayerAgainstVsync(benchmark::State& state) {
   o.backend = Backend::Cpu;
   o.sync = false;
   o.streams = 3;
-  o.process.mode = Mode::None;  // the loop, not the CPU kernels
+  o.process.chain.clear();  // the loop, not the CPU kernels
   SignalWatcher signals;
   int64_t frames = 0, renders = 0;
   for (auto _ : state) {

@@ -1,5 +1,7 @@
 #include "fuzz/fuzz_pipeline.h"
 
+#include "gpu/filters/blur/blur_filter.h"
+#include "gpu/filters/kmeans/kmeans_filter.h"
 #include "gpu/processor.h"
 #include "io/source.h"
 
@@ -53,8 +55,7 @@ void checkFrame(Processor& p, const HostFrame& f, bool firstFrame) {
   in.layout = l;
   in.color = f.info.color;
 
-  ProcessParams params;
-  params.mode = Mode::None;
+  ProcessParams params;  // the empty chain: the converted frame
   const OutputFrame& converted = process(p, in, params);
   int lo[3] = {255, 255, 255}, hi[3] = {0, 0, 0};
   for (int y = 0; y < l.height; ++y)
@@ -65,10 +66,11 @@ void checkFrame(Processor& p, const HostFrame& f, bool firstFrame) {
     }
   p.release();
 
-  params.mode = Mode::Kmeans;
-  params.kmeans.k = 3;
-  params.kmeans.maxIterations = 4;
-  params.kmeans.init = firstFrame ? KmeansInit::KmeansPlusPlus : KmeansInit::Uniform;
+  KmeansParams kp;
+  kp.k = 3;
+  kp.maxIterations = 4;
+  kp.init = firstFrame ? KmeansInit::KmeansPlusPlus : KmeansInit::Uniform;
+  params.chain.add(kmeansElement(kp));
   const OutputFrame& km = process(p, in, params);
   std::set<uint32_t> colours;
   for (int y = 0; y < l.height; ++y)
@@ -77,11 +79,12 @@ void checkFrame(Processor& p, const HostFrame& f, bool firstFrame) {
       colours.insert(uint32_t(c.x) << 16 | uint32_t(c.y) << 8 | c.z);
     }
   require(colours.size() <= 3, "K-means paints at most k colours");
-  require(km.kmeansIterations >= 0 && km.kmeansIterations <= 4, "K-means iterations within the limit");
+  const double iterations = km.chain[0].get("iterations", -1);
+  require(iterations >= 0 && iterations <= 4, "K-means iterations within the limit");
   p.release();
 
-  params.mode = Mode::Blur;
-  params.blur = BlurParams{2, 2, firstFrame ? BorderMode::Reflect : BorderMode::Wrap};
+  params.chain.clear();
+  params.chain.add(blurElement(BlurParams{2, 2, firstFrame ? BorderMode::Reflect : BorderMode::Wrap}));
   const OutputFrame& blur = process(p, in, params);
   for (int y = 0; y < l.height; ++y)
     for (int x = 0; x < l.width; ++x) {

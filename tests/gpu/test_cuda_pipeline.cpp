@@ -4,6 +4,7 @@
 #include "gpu/color/color_convert.h"
 #include "gpu/cuda/cuda_resources.h"
 #include "gpu/processor.h"
+#include "support/chains.h"
 #include "support/gpu_test.h"
 #include "support/images.h"
 
@@ -43,8 +44,8 @@ std::vector<Result> runAll(Processor& p, const std::vector<std::vector<uint8_t>>
       const size_t row = size_t(f->width) * 3;
       r.rgb.resize(row * f->height);
       for (int y = 0; y < f->height; ++y) std::memcpy(&r.rgb[row * y], f->rgb + y * f->pitch, row);
-      r.iterations = f->kmeansIterations;
-      r.cost = f->kmeansCost;
+      r.iterations = int(f->chain[0].get("iterations"));
+      r.cost = uint64_t(f->chain[0].get("cost"));
       r.timeline = f->timeline;
       out.push_back(std::move(r));
       p.release();
@@ -64,7 +65,8 @@ std::vector<Result> runAll(Processor& p, const std::vector<std::vector<uint8_t>>
   return out;
 }
 
-class CudaPipeline : public ::testing::TestWithParam<Mode> {};
+// One-filter chains (the modes of earlier versions) and none.
+class CudaPipeline : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(CudaPipeline, MatchesCpuBackendFrameByFrame) {
   VP_REQUIRE_GPU();
@@ -72,11 +74,7 @@ TEST_P(CudaPipeline, MatchesCpuBackendFrameByFrame) {
   const FrameLayout layout = frameLayout(PixelFormat::Yuv420p, w, h);
   const auto frames = makeClipFrames(w, h, n, layout);
   ProcessParams params;
-  params.mode = GetParam();
-  params.kmeans.k = 6;
-  params.kmeans.init = KmeansInit::KmeansPlusPlus;
-  params.blur.radius = 7;
-  params.blur.passes = 2;
+  params.chain = parseChain(GetParam());
   auto gpu = makeCudaProcessor(3);
   auto cpu = makeCpuProcessor(3);
   const auto a = runAll(*gpu, frames, layout, params);
@@ -90,8 +88,8 @@ TEST_P(CudaPipeline, MatchesCpuBackendFrameByFrame) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, CudaPipeline, ::testing::Values(Mode::Kmeans, Mode::Blur, Mode::None),
-                         [](const auto& info) { return std::string(modeName(info.param)); });
+INSTANTIATE_TEST_SUITE_P(Modes, CudaPipeline, ::testing::Values("kmeans=k=6:init=kmeans++", "blur=r=7:passes=2", "none"),
+                         [](const auto& info) { return std::string(info.param).substr(0, std::string(info.param).find('=')); });
 
 TEST(CudaPipelineOverlap, NextUploadOverlapsPreviousCompute) {
   VP_REQUIRE_GPU();
@@ -101,9 +99,7 @@ TEST(CudaPipelineOverlap, NextUploadOverlapsPreviousCompute) {
   std::vector<std::vector<uint8_t>> clip;
   for (int i = 0; i < n; ++i) clip.push_back(frames[size_t(i % 4)]);
   ProcessParams params;
-  params.mode = Mode::Kmeans;
-  params.kmeans.maxIterations = 20;
-  params.kmeans.epsilon = 0;  // heavy compute so overlap is visible
+  params.chain = parseChain("kmeans=iterations=20:epsilon=0");  // heavy compute so overlap is visible
   auto gpu = makeCudaProcessor(3);
   // Pinned inputs, else the uploads are synchronous and cannot overlap.
   std::vector<PinnedBuffer> pinned;
@@ -120,7 +116,7 @@ TEST(CudaPipelineOverlap, NextUploadOverlapsPreviousCompute) {
     }
     const OutputFrame* f = gpu->poll(true);
     ASSERT_NE(f, nullptr);
-    out.push_back({{}, f->kmeansIterations, f->kmeansCost, f->timeline});
+    out.push_back({{}, int(f->chain[0].get("iterations")), uint64_t(f->chain[0].get("cost")), f->timeline});
     gpu->release();
   }
   int overlaps = 0;
@@ -141,8 +137,7 @@ TEST(CudaPipelineArgs, LayoutChangeDrainsThenReconfigures) {
   const FrameLayout a = frameLayout(PixelFormat::Yuv420p, 64, 48);
   const FrameLayout b = frameLayout(PixelFormat::Nv12, 33, 17);
   std::vector<uint8_t> fa(a.bytes, 100), fb(b.bytes, 50);
-  ProcessParams p;
-  p.mode = Mode::Blur;
+  const ProcessParams p = test::blurParams();
   ASSERT_TRUE(gpu->submit({fa.data(), a, {}, 0}, p));
   EXPECT_FALSE(gpu->submit({fb.data(), b, {}, 1}, p));  // the 64x48 frame is still in flight
   const OutputFrame* f = gpu->poll(true);

@@ -162,9 +162,9 @@ struct Bad {
 std::vector<Bad> badStrings() {
   return {
       // Unknown filters (names are case-sensitive; "none" is a whole chain, not a filter).
-      {"median", 0, "unknown filter 'median'"},
-      {"blur,median", 5, "unknown filter 'median'"},
-      {"  median", 2, "unknown filter"},
+      {"sharpen", 0, "unknown filter 'sharpen'"},
+      {"blur,sharpen", 5, "unknown filter 'sharpen'"},
+      {"  sharpen", 2, "unknown filter"},
       {"Blur", 0, "unknown filter 'Blur'"},
       {"none,blur", 0, "unknown filter 'none'"},
       {"=3", 0, "unknown filter"},
@@ -232,7 +232,7 @@ std::vector<Bad> badStrings() {
       {"blur=border='wr,ap'", 12, "border must be"},
       // More than kMaxChainLength elements: the first one too many.
       {repeat("blur", kMaxChainLength + 1), 5 * kMaxChainLength, "a chain holds at most 8 filters"},
-      {repeat("kmeans=k=2", kMaxChainLength) + ",median", 11 * kMaxChainLength, "at most 8"},
+      {repeat("kmeans=k=2", kMaxChainLength) + ",sharpen", 11 * kMaxChainLength, "at most 8"},
   };
 }
 
@@ -252,10 +252,10 @@ TEST(FilterChainParse, BadStringsNameThePosition) {
 }
 
 TEST(FilterChainParse, ChainErrorIsAnInvalidArgument) {
-  EXPECT_THROW(parseChain("median"), std::invalid_argument);
+  EXPECT_THROW(parseChain("sharpen"), std::invalid_argument);
   // The messages list what would have been right.
   try {
-    parseChain("median");
+    parseChain("sharpen");
   } catch (const ChainError& e) {
     for (const FilterInfo* f : filterRegistry()) EXPECT_NE(std::string(e.what()).find(f->name), std::string::npos);
   }
@@ -383,9 +383,9 @@ TEST(FilterChainResolve, Targets) {
       {"3", "r", 2},         {"2", "r", -1},        {"0", "", -1},         {"4", "", -1},
       {"-1", "", -1},        {"2abc", "", -1},      {"99999999999999999999", "", -1},
       {"kmeans", "k", 1},    {"kmeans", "", 1},     {"blur", "r", 0},      {"blur", "k", -1},
-      {"median", "", -1},    {"kmeans#2", "k", 1},  {"blur#1", "passes", 0}, {"blur#3", "r", 2},
+      {"sharpen", "", -1},    {"kmeans#2", "k", 1},  {"blur#1", "passes", 0}, {"blur#3", "r", 2},
       {"blur#2", "", -1},    {"kmeans#1", "", -1},  {"kmeans#9", "k", -1},  {"kmeans#0", "", -1},
-      {"median#2", "", -1},  {"kmeans#2", "r", -1},
+      {"sharpen#2", "", -1},  {"kmeans#2", "r", -1},
   };
   for (const Target& t : targets) {
     SCOPED_TRACE(std::string("target '") + t.target + "' option '" + t.option + "'");
@@ -447,7 +447,7 @@ TEST(FilterChainShape, AddRemoveFindCount) {
   EXPECT_EQ(c.find("kmeans"), 1);
   EXPECT_EQ(c.find("kmeans", 2), 4);
   EXPECT_EQ(c.find("kmeans", 8), -1);
-  EXPECT_EQ(c.find("median"), -1);
+  EXPECT_EQ(c.find("sharpen"), -1);
   c[0].setEnabled(false);
   c[4].setEnabled(false);
   EXPECT_EQ(c.enabledCount(), kMaxChainLength - 2);

@@ -18,10 +18,12 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "app/input/chain_editor.h"
 #include "app/ui/window.h"
 
 namespace {
@@ -87,11 +89,6 @@ void fillPattern(std::vector<uint8_t>& buf, size_t pitch, int w, int h, long fra
 
 // Plausible numbers for an 800x600 K-means run; the keys change them like the player would.
 void initHud(vp::HudData& d, const DemoOptions& o) {
-  d.mode = "kmeans";
-  d.k = 8;
-  d.radius = 3;
-  d.passes = 2;
-  d.border = "reflect";
   d.backend = "cuda";
   d.gpuName = "NVIDIA H200 (demo numbers)";
   d.inputWidth = o.width;
@@ -111,25 +108,44 @@ void tickHud(vp::HudData& d, long frame) {
   d.processedFps = 60.f;
   d.droppedLate = static_cast<uint64_t>(frame / 900);
   d.queueFill = 1 + static_cast<int>(frame / 7 % 3);
-  d.kmeansIterations = 3 + static_cast<int>(frame / 11 % 4);
-  const float base[vp::kStageCount] = {0.12f, 0.05f, 0.80f, 0.30f, 0.11f, 0.40f, 0.f};
-  for (size_t i = 0; i + 1 < size_t(vp::kStageCount); ++i) {  // no encode in a window
+  const auto wobbly = [&](float base, int i) {
     const float phase = static_cast<float>(i) * 1.3f;
-    d.stages[i].record(base[i] * (1.f + 0.25f * std::sin(t * 2.f + phase) +
-                                  ((frame + static_cast<long>(i) * 37) % 97 == 0 ? 1.5f : 0.f)));
+    return base * (1.f + 0.25f * std::sin(t * 2.f + phase) + ((frame + long(i) * 37) % 97 == 0 ? 1.5f : 0.f));
+  };
+  const float base[vp::kStageCount] = {0.12f, 0.05f, 0.11f, 0.40f, 0.f};
+  for (size_t i = 0; i + 1 < size_t(vp::kStageCount); ++i)  // no encode in a window
+    d.stages[i].record(wobbly(base[i], int(i)));
+  for (size_t i = 0; i < d.chain.size(); ++i) {
+    vp::HudData::ChainLine& line = d.chain[i];
+    if (!line.enabled) continue;
+    d.element(line.label).record(wobbly(line.label.rfind("kmeans", 0) == 0 ? 0.80f : 0.30f, int(i) + 5));
+    if (line.label.rfind("kmeans", 0) == 0) line.metrics = "iterations " + std::to_string(3 + frame / 11 % 4);
   }
   if (!d.paused) d.positionS = std::fmod(d.positionS + 1.0 / 60.0, d.durationS);
 }
 
-// The demo's stand-in for the session: parameter commands through the real applyParams,
+// The HUD's chain lines for `p`, as the player writes them.
+void showChain(vp::HudData& d, const vp::ProcessParams& p) {
+  d.chain.resize(size_t(p.chain.size()));
+  for (int i = 0; i < p.chain.size(); ++i) {
+    d.chain[size_t(i)].label = vp::elementLabel(p.chain, i);
+    d.chain[size_t(i)].options = vp::describeElement(p.chain[i]);
+    d.chain[size_t(i)].enabled = p.chain[i].enabled();
+  }
+  d.compare = p.compare;
+  d.split = p.split;
+}
+
+// The demo's stand-in for the session: parameter commands through the real ChainEditor,
 // pause, seek and screenshot on the HUD alone.
-void applyToHud(vp::HudData& d, vp::ProcessParams& p, const vp::Command& c) {
-  if (vp::applyParams(c, p)) {
-    d.mode = std::string(vp::modeName(p.mode));
-    d.k = p.kmeans.k;
-    d.radius = p.blur.radius;
-    d.passes = p.blur.passes;
-    d.border = std::string(vp::borderModeName(p.blur.border));
+void applyToHud(vp::HudData& d, vp::ChainEditor& editor, vp::ProcessParams& p, const vp::Command& c) {
+  if (vp::isParamCommand(c)) {
+    try {
+      if (auto what = editor.apply(c, p)) d.status = *what, ++d.statusSerial;
+    } catch (const std::invalid_argument& bad) {
+      d.status = bad.what(), ++d.statusSerial;
+    }
+    showChain(d, p);
     return;
   }
   switch (c.verb) {
@@ -182,11 +198,11 @@ int main(int argc, char** argv) {
     std::vector<uint8_t> frame(pitch * static_cast<size_t>(opts.height));
     vp::HudData hud;
     initHud(hud, opts);
-    vp::ProcessParams params;  // as initHud shows them
-    params.kmeans.k = hud.k;
-    params.blur.radius = hud.radius;
-    params.blur.passes = hud.passes;
-    params.blur.border = vp::BorderMode::Reflect;
+    vp::ProcessParams params;
+    params.chain = vp::parseChain("blur=r=3:passes=2:border=reflect,kmeans=k=8");
+    vp::ChainEditor editor;
+    editor.start(params.chain);
+    showChain(hud, params);
 
     using Clock = std::chrono::steady_clock;
     constexpr auto kFramePeriod = std::chrono::microseconds(16667);  // 60 fps when vsync is absent
@@ -198,7 +214,7 @@ int main(int argc, char** argv) {
         std::printf("command: %s\n", c.text.c_str());
         std::fflush(stdout);
         if (c.verb == vp::Verb::Quit) quit = true;
-        if (!window.applyWindowCommand(c)) applyToHud(hud, params, c);
+        if (!window.applyWindowCommand(c)) applyToHud(hud, editor, params, c);
         if (c.verb == vp::Verb::Step) hud.paused = true, ++animation;
       }
       if (!hud.paused) ++animation;

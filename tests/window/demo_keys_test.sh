@@ -53,7 +53,7 @@ wait_for() {
 # Real key events: a shifted letter, letters, '+' (shift+equal on the US map), keypad '+', '?',
 # named keys. Each must come out as its command, in order.
 keys=(shift+k r plus KP_Add b e m 2 period Right Up minus space s question)
-expected=("k +1" "radius -1" "param +1" "param +1" "passes cycle" "border cycle" "mode cycle" "mode blur"
+expected=("k +1" "radius -1" "param +1" "param +1" "passes cycle" "border cycle" "preset cycle" "mode blur"
           step "seek +5" "seek +60" "param -1" "pause toggle" screenshot help)
 for key in "${keys[@]}"; do
   xdotool key --window "$win" "$key"

@@ -4,6 +4,9 @@
 #include "app/player/hud_data.h"
 #include "app/ui/gl_video.h"
 
+#include <string>
+#include <vector>
+
 namespace vp {
 namespace {
 
@@ -47,13 +50,25 @@ TEST(HudData, NamesTheStages) {
   HudData d;
   EXPECT_EQ(d.stage(Stage::Upload).name, "upload");
   EXPECT_EQ(d.stage(Stage::Convert).name, "convert");
-  EXPECT_EQ(d.stage(Stage::Kmeans).name, "kmeans");
-  EXPECT_EQ(d.stage(Stage::Blur).name, "blur");
   EXPECT_EQ(d.stage(Stage::Download).name, "download");
   EXPECT_EQ(d.stage(Stage::Present).name, "present");
   EXPECT_EQ(d.stage(Stage::Encode).name, "encode");
-  d.stage(Stage::Kmeans).record(2.f);
+  d.stage(Stage::Download).record(2.f);
   EXPECT_FLOAT_EQ(d.stages[2].lastMs, 2.f);
+}
+
+// Chain elements get their own timing rows, by label, between convert and download.
+TEST(HudData, ElementRowsInPipelineOrder) {
+  HudData d;
+  d.element("blur#1").record(1.f);
+  d.element("kmeans#2").record(2.f);
+  d.element("blur#1").record(3.f);  // found again, not added
+  ASSERT_EQ(d.elements.size(), 2u);
+  EXPECT_FLOAT_EQ(d.element("blur#1").lastMs, 3.f);
+  std::vector<std::string> names;
+  for (const StageStats* row : d.timingRows()) names.push_back(row->name);
+  EXPECT_EQ(names, (std::vector<std::string>{"upload", "convert", "blur#1", "kmeans#2", "download", "present",
+                                             "encode"}));
 }
 
 TEST(FormatClock, MinutesAndHours) {

@@ -181,7 +181,7 @@ Options flashClip(const test::TempDir& dir, double seconds) {
   options.input = dir.file("clip.mp4");
   test::makeFlashBeepClip("mp4", options.input, seconds);
   options.backend = Backend::Cpu;
-  options.process.mode = Mode::None;
+  options.process.chain.clear();
   options.streams = 2;
   return options;
 }

@@ -1,58 +1,66 @@
-// What the parameter commands do (bounds, cycles) and the presentation clock.
+// What the parameter commands do on the chain (bounds, cycles, modes) and the presentation clock.
+#include "app/input/chain_editor.h"
 #include "app/input/commands.h"
 #include "app/player/clock.h"
+#include "support/chains.h"
 
 #include <gtest/gtest.h>
 
 namespace vp {
 namespace {
 
+// Applies `text` through a ChainEditor; true when it changed something.
+bool apply(ChainEditor& editor, const char* text, ProcessParams& p) { return editor.apply(commandFrom(text), p).has_value(); }
+
+int kOf(const ProcessParams& p) { return test::firstOf(p, kKmeansFilter)->intValue(kmeans_option::K); }
+BlurParams blurOf(const ProcessParams& p) { return blurParamsOf(*test::firstOf(p, kBlurFilter)); }
+
 TEST(Controls, ClusterBounds) {
-  ProcessParams p;
-  p.kmeans.k = 3;
-  EXPECT_TRUE(applyParams(commandFrom("k -1"), p));
-  EXPECT_EQ(p.kmeans.k, 2);
-  EXPECT_FALSE(applyParams(commandFrom("k -1"), p));  // 2 is the floor
-  EXPECT_EQ(p.kmeans.k, 2);
-  p.kmeans.k = 31;
-  EXPECT_TRUE(applyParams(commandFrom("k +1"), p));
-  EXPECT_FALSE(applyParams(commandFrom("k +1"), p));
-  EXPECT_EQ(p.kmeans.k, 32);
+  ChainEditor editor;
+  ProcessParams p = test::kmeansParams(KmeansParams{3});
+  EXPECT_TRUE(apply(editor, "k -1", p));
+  EXPECT_EQ(kOf(p), 2);
+  EXPECT_FALSE(apply(editor, "k -1", p));  // 2 is the floor
+  EXPECT_EQ(kOf(p), 2);
+  p = test::kmeansParams(KmeansParams{31});
+  EXPECT_TRUE(apply(editor, "k +1", p));
+  EXPECT_FALSE(apply(editor, "k +1", p));
+  EXPECT_EQ(kOf(p), 32);
 }
 
 TEST(Controls, RadiusBoundsAndModeParameter) {
-  ProcessParams p;
-  p.blur.radius = 0;
-  EXPECT_FALSE(applyParams(commandFrom("radius -1"), p));
-  p.blur.radius = 100;
-  EXPECT_FALSE(applyParams(commandFrom("radius +1"), p));
-  p.mode = Mode::Blur;
-  EXPECT_TRUE(applyParams(commandFrom("param -1"), p));
-  EXPECT_EQ(p.blur.radius, 99);
-  p.mode = Mode::Kmeans;
-  p.kmeans.k = 8;
-  EXPECT_TRUE(applyParams(commandFrom("param +1"), p));
-  EXPECT_EQ(p.kmeans.k, 9);
-  p.mode = Mode::None;
-  EXPECT_FALSE(applyParams(commandFrom("param +1"), p));
+  ChainEditor editor;
+  ProcessParams p = test::blurParams(BlurParams{0});
+  EXPECT_FALSE(apply(editor, "radius -1", p));
+  p = test::blurParams(BlurParams{kMaxBlurRadius});
+  EXPECT_FALSE(apply(editor, "radius +1", p));
+  EXPECT_TRUE(apply(editor, "param -1", p));  // the first element's main option: the radius
+  EXPECT_EQ(blurOf(p).radius, kMaxBlurRadius - 1);
+  p = test::kmeansParams(KmeansParams{8});
+  EXPECT_TRUE(apply(editor, "param +1", p));
+  EXPECT_EQ(kOf(p), 9);
+  p.chain.clear();
+  EXPECT_FALSE(apply(editor, "param +1", p));
 }
 
 TEST(Controls, CyclesAndModes) {
-  ProcessParams p;
-  p.blur.passes = 3;
-  applyParams(commandFrom("passes cycle"), p);
-  EXPECT_EQ(p.blur.passes, 1);
-  p.blur.border = BorderMode::Wrap;
-  applyParams(commandFrom("border cycle"), p);
-  EXPECT_EQ(p.blur.border, BorderMode::Zero);
-  p.mode = Mode::None;
-  applyParams(commandFrom("mode cycle"), p);
-  EXPECT_EQ(p.mode, Mode::Kmeans);
-  EXPECT_TRUE(applyParams(commandFrom("mode blur"), p));
-  EXPECT_FALSE(applyParams(commandFrom("mode blur"), p));
-  EXPECT_EQ(p.mode, Mode::Blur);
-  EXPECT_FALSE(applyParams(commandFrom("quit"), p));
-  EXPECT_EQ(describeParams(p).rfind("blur r=", 0), 0u);
+  ChainEditor editor;
+  ProcessParams p = test::blurParams(BlurParams{5, 3, BorderMode::Wrap});
+  apply(editor, "passes cycle", p);
+  EXPECT_EQ(blurOf(p).passes, 1);
+  apply(editor, "border cycle", p);
+  EXPECT_EQ(blurOf(p).border, BorderMode::Zero);
+  p.chain.clear();
+  editor.start(p.chain);  // the preset "none"
+  apply(editor, "mode cycle", p);  // the next preset: kmeans
+  EXPECT_EQ(test::chainMode(p), "kmeans");
+  EXPECT_TRUE(apply(editor, "mode blur", p));
+  EXPECT_FALSE(apply(editor, "mode blur", p));
+  EXPECT_EQ(test::chainMode(p), "blur");
+  EXPECT_EQ(blurOf(p).passes, 1);  // the blur's values were remembered
+  EXPECT_EQ(blurOf(p).border, BorderMode::Zero);
+  EXPECT_FALSE(apply(editor, "quit", p));
+  EXPECT_EQ(describeParams(p).rfind("blur=border=zero", 0), 0u) << describeParams(p);
 }
 
 TEST(Pacing, PresentsOnTimeWaitsEarlyDropsLate) {

@@ -2,6 +2,7 @@
 // parameters within bounds, screenshots save the processed frame, quit ends; a display
 // that waits for its refresh does not cap processing.
 #include "app/player/interactive_player.h"
+#include "support/chains.h"
 #include "support/clips.h"
 
 #include <gtest/gtest.h>
@@ -70,17 +71,21 @@ struct PlayerFixture : ::testing::Test {
 
 TEST_F(PlayerFixture, KeysChangeParametersWithinBounds) {
   ScriptedDisplay display;
+  // radius +1 while the chain has no blur changes the blur's remembered radius; mode blur
+  // brings it in; vf add kmeans brings K back as it was left.
   display.script = {{2, "k +1"}, {2, "k +1"}, {3, "radius +1"}, {4, "mode blur"},
-                    {5, "passes cycle"}, {6, "border cycle"}, {8, "quit"}};
+                    {5, "passes cycle"}, {6, "border cycle"}, {7, "vf add kmeans"}, {8, "quit"}};
   SignalWatcher signals;
   RunStats stats;
-  options.process.kmeans.k = 31;
+  options.process.chain = parseChain("kmeans=k=31");
   EXPECT_EQ(runInteractive(options, display, signals, stats), kExitOk);
-  EXPECT_EQ(stats.finalParams.kmeans.k, 32);  // bounded
-  EXPECT_EQ(stats.finalParams.blur.radius, options.process.blur.radius + 1);
-  EXPECT_EQ(stats.finalParams.mode, Mode::Blur);
-  EXPECT_EQ(stats.finalParams.blur.passes, 2);
-  EXPECT_EQ(stats.finalParams.blur.border, BorderMode::Reflect);
+  EXPECT_EQ(test::chainMode(stats.finalParams), "chain");
+  ASSERT_EQ(stats.finalParams.chain.size(), 2);
+  EXPECT_EQ(stats.finalParams.chain[1].intValue(kmeans_option::K), 32);  // bounded
+  const BlurParams blur = blurParamsOf(stats.finalParams.chain[0]);
+  EXPECT_EQ(blur.radius, BlurParams{}.radius + 1);
+  EXPECT_EQ(blur.passes, 2);
+  EXPECT_EQ(blur.border, BorderMode::Reflect);
   EXPECT_GE(display.presented, 8);
   EXPECT_LT(display.presented, 40);  // quit before the end
 }
@@ -89,19 +94,20 @@ TEST_F(PlayerFixture, KeysChangeParametersWithinBounds) {
 // frames, quit ends the looping input.
 TEST_F(PlayerFixture, ControlChannelCommandsApplyAndQuit) {
   const std::string control = dir.file("ctl.txt");
-  std::ofstream(control) << "mode blur\nradius 9\nbogus\nk_inc\nborder wrap\nquit\n";
+  std::ofstream(control) << "mode blur\nradius 9\nbogus\nk_inc\nborder wrap\nvf add kmeans\nquit\n";
   options.control = control;
   options.loop = true;  // only quit can end it
-  options.process.kmeans.k = 8;
+  options.process.chain = parseChain("kmeans=k=8");
   ScriptedDisplay display;
   SignalWatcher signals;
   RunStats stats;
   EXPECT_EQ(runInteractive(options, display, signals, stats), kExitOk);
-  EXPECT_EQ(stats.finalParams.mode, Mode::Blur);
-  EXPECT_EQ(stats.finalParams.blur.radius, 9);
-  EXPECT_EQ(stats.finalParams.blur.border, BorderMode::Wrap);
-  EXPECT_EQ(stats.finalParams.kmeans.k, 9);
-  EXPECT_EQ(stats.controlCommands, 5);
+  ASSERT_EQ(stats.finalParams.chain.size(), 2);
+  const BlurParams blur = blurParamsOf(stats.finalParams.chain[0]);
+  EXPECT_EQ(blur.radius, 9);
+  EXPECT_EQ(blur.border, BorderMode::Wrap);
+  EXPECT_EQ(stats.finalParams.chain[1].intValue(kmeans_option::K), 9);  // k_inc reached the remembered kmeans
+  EXPECT_EQ(stats.controlCommands, 6);
   EXPECT_EQ(stats.controlRejected, 1);
 }
 
@@ -175,7 +181,7 @@ TEST_F(PlayerFixture, ADisplayWaitingForItsRefreshDoesNotCapProcessing) {
   SignalWatcher signals;
   RunStats stats;
   options.streams = 3;
-  options.process.mode = Mode::None;
+  options.process.chain.clear();
   ASSERT_EQ(runInteractive(options, display, signals, stats), kExitOk);
   EXPECT_EQ(stats.framesProcessed, 40);
   EXPECT_EQ(display.presented, 40);  // --no-sync: every frame reaches the display

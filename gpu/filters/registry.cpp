@@ -2,6 +2,7 @@
 
 #include "gpu/filters/blur/blur_filter.h"
 #include "gpu/filters/kmeans/kmeans_filter.h"
+#include "gpu/filters/median/median_filter.h"
 
 namespace vp {
 
@@ -9,6 +10,7 @@ const std::vector<const FilterInfo*>& filterRegistry() {
   static const std::vector<const FilterInfo*> kFilters = {
       &kKmeansFilter,
       &kBlurFilter,
+      &kMedianFilter,
   };
   return kFilters;
 }

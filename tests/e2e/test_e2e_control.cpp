@@ -222,7 +222,7 @@ TEST_F(E2EControl, ParametersChangeMidRunThenQuit) {
   ASSERT_TRUE(vp.send("mode blur\nradius 7\nfrobnicate 3\npasses 2\nk 99\nborder reflect\nk 5\n"));
   ASSERT_TRUE(vp.send("screenshot " + dir.file("blur.png") + "\n"));
   ASSERT_TRUE(waitForFile(dir.file("blur.png"), 20s)) << vp.log();
-  ASSERT_TRUE(vp.send("quit\n"));
+  ASSERT_TRUE(vp.send("vf add kmeans\nquit\n"));
   ASSERT_EQ(vp.wait(20s), 0) << vp.log();
 
   const std::string log = vp.log();
@@ -230,12 +230,15 @@ TEST_F(E2EControl, ParametersChangeMidRunThenQuit) {
       << log;
   EXPECT_NE(log.find("control: ignoring 'k 99': k must be 1..32"), std::string::npos) << log;
   const nlohmann::json j = nlohmann::json::parse(readFile(stats));
-  EXPECT_EQ(j["params"]["mode"], "blur");
-  EXPECT_EQ(j["params"]["k"], 5);
-  EXPECT_EQ(j["params"]["radius"], 7);
-  EXPECT_EQ(j["params"]["passes"], 2);
-  EXPECT_EQ(j["params"]["border"], "reflect");
-  EXPECT_EQ(j["control"]["commands"], 8);
+  // k 5 with no kmeans in the chain is kept for it: vf add kmeans brings it in with k=5.
+  ASSERT_EQ(j["chain"].size(), 2u) << j["chain"].dump();
+  EXPECT_EQ(j["chain"][0]["name"], "blur");
+  EXPECT_EQ(j["chain"][0]["options"]["r"], 7);
+  EXPECT_EQ(j["chain"][0]["options"]["passes"], 2);
+  EXPECT_EQ(j["chain"][0]["options"]["border"], "reflect");
+  EXPECT_EQ(j["chain"][1]["name"], "kmeans");
+  EXPECT_EQ(j["chain"][1]["options"]["k"], 5);
+  EXPECT_EQ(j["control"]["commands"], 9);
   EXPECT_EQ(j["control"]["rejected"], 2);
   EXPECT_GT(j["frames"]["processed"].get<int64_t>(), 0);
   EXPECT_LE(j["queue"]["depth_max"].get<double>(), j["queue"]["capacity"].get<double>());

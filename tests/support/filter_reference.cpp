@@ -4,6 +4,7 @@
 
 #include "support/blur_reference.h"
 #include "support/kmeans_reference.h"
+#include "support/median_reference.h"
 
 #include <cstring>
 #include <stdexcept>
@@ -43,6 +44,15 @@ ReferenceFrame blurFrame(const HostImage& in, const FilterElement& e) {
   p.border = borderNamed(choiceValue(e, "border"));
   ReferenceFrame out;
   out.rgba = naiveBlur(in, p);
+  return out;
+}
+
+ReferenceFrame medianFrame(const HostImage& in, const FilterElement& e) {
+  MedianParams p;  // a plain struct: medianFilter's parameters
+  p.radius = int(optionValue(e, "r"));
+  p.border = borderNamed(choiceValue(e, "border"));
+  ReferenceFrame out;
+  out.rgba = medianFilter(in, p);
   return out;
 }
 
@@ -97,6 +107,16 @@ const std::vector<FilterReference>& filterReferences() {
            "blur=r=128:border=wrap",            // largest radius: windows wider than the frame
        },
        blurFrame},
+      {"median",
+       "RGBA bytes vs each channel's (2r+1)^2 window sorted, the middle sample, border written plainly; exact",
+       {
+           "median",                     // defaults: r=1, replicate (the 3x3 network)
+           "median=r=2:border=zero",     // the 5x5 network
+           "median=r=3:border=reflect",  // the largest network
+           "median=r=4:border=wrap",     // the 8-bit histograms
+           "median=r=15",                // the 16-bit histograms; windows wider than the small frames
+       },
+       medianFrame},
   };
   return kReferences;
 }

@@ -1,0 +1,422 @@
+// Median filter: the CPU twin against the sort-the-window reference (exact), the GPU
+// against the twin byte for byte (every method at every radius it supports, every border),
+// the argument checks of both backends, and the filter in a chain on both processors.
+#include "gpu/color/pixel_format.h"
+#include "gpu/filters/chain.h"
+#include "gpu/filters/median/median.h"
+#include "gpu/filters/median/median_filter.h"
+#include "gpu/processor.h"
+#include "support/gpu_test.h"
+#include "support/images.h"
+#include "support/median_reference.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace vp {
+namespace {
+
+constexpr BorderMode kModes[] = {BorderMode::Zero, BorderMode::Replicate, BorderMode::Reflect,
+                                 BorderMode::Wrap};
+constexpr MedianMethod kMethods[] = {MedianMethod::Network, MedianMethod::Histogram,
+                                     MedianMethod::HistogramWide};
+
+std::string describe(int w, int h, const char* image, const MedianParams& p) {
+  static const char* names[] = {"zero", "replicate", "reflect", "wrap"};
+  return std::to_string(w) + "x" + std::to_string(h) + " " + image + " r=" + std::to_string(p.radius) + " " +
+         names[int(p.border)];
+}
+
+HostImage cpuMedian(const HostImage& in, const MedianParams& p, MedianCpuScratch& scratch) {
+  HostImage out(in.width(), in.height());
+  test::poison(out);
+  medianCpu(in.cview(), out.view(), p, scratch);
+  return out;
+}
+
+// Inputs that are hard on a selection: flat, two values, ramps, impulses, and the
+// natural and random images.
+HostImage makeCase(const std::string& kind, int w, int h, uint64_t seed) {
+  if (kind == "random") return test::makeRandom(w, h, seed);
+  if (kind == "natural") return test::makeNatural(w, h, seed);
+  HostImage img(w, h);
+  test::SplitMix64 rng(seed);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const uint8_t a = uint8_t(rng.next());
+      uchar4 v{};
+      if (kind == "flat")
+        v = make_uchar4(77, 0, 255, 9);
+      else if (kind == "two-values")
+        v = (rng.next() & 1) ? make_uchar4(0, 255, 17, a) : make_uchar4(255, 0, 18, a);
+      else if (kind == "checker")
+        v = ((x + y) & 1) ? make_uchar4(255, 255, 255, a) : make_uchar4(0, 0, 0, a);
+      else if (kind == "ramps")
+        v = make_uchar4(uint8_t(x * 7), uint8_t(y * 5), uint8_t(255 - ((x + y) * 3)), a);
+      else if (kind == "impulses") {  // salt and pepper on a dark ramp
+        const uint64_t n = rng.next() % 8;
+        const uint8_t base = uint8_t(x + y);
+        v = n == 0   ? make_uchar4(255, 255, 255, a)
+            : n == 1 ? make_uchar4(0, 0, 0, a)
+                     : make_uchar4(base, base / 2, 3, a);
+      }
+      img.at(x, y) = v;
+    }
+  return img;
+}
+
+TEST(MedianCpu, MatchesReferenceAtEveryRadius) {
+  const std::pair<int, int> sizes[] = {{1, 1}, {2, 3}, {17, 9}, {40, 31}};
+  for (auto [w, h] : sizes) {
+    MedianCpuScratch scratch(w, h);
+    for (const char* image : {"random", "natural"}) {
+      const HostImage in = makeCase(image, w, h, 11);
+      for (BorderMode mode : kModes)
+        for (int r = kMinMedianRadius; r <= kMaxMedianRadius; ++r) {
+          const MedianParams p{r, mode};
+          const test::ImageDiff d = test::compare(cpuMedian(in, p, scratch), test::ref::medianFilter(in, p));
+          ASSERT_EQ(d.differing, 0u) << describe(w, h, image, p) << ": " << d.first;
+        }
+    }
+  }
+}
+
+TEST(MedianCpu, MatchesReferenceOnAdversarialInputs) {
+  const int w = 33, h = 21;
+  MedianCpuScratch scratch(w, h);
+  for (const char* image : {"flat", "two-values", "checker", "ramps", "impulses"}) {
+    const HostImage in = makeCase(image, w, h, 5);
+    for (BorderMode mode : kModes)
+      for (int r : {1, 2, 3, 4, 7, 8, 15}) {
+        const MedianParams p{r, mode};
+        const test::ImageDiff d = test::compare(cpuMedian(in, p, scratch), test::ref::medianFilter(in, p));
+        ASSERT_EQ(d.differing, 0u) << describe(w, h, image, p) << ": " << d.first;
+      }
+  }
+}
+
+// Coordinates worth checking on a long axis: where the window meets a border, and a stride.
+std::vector<int> sampleAxis(int n, int r) {
+  std::set<int> s;
+  for (int c : {0, r, n - 1 - r, n - 1})
+    for (int d = -2; d <= 2; ++d)
+      if (c + d >= 0 && c + d < n) s.insert(c + d);
+  for (int i = 0; i < n; i += 97) s.insert(i);
+  return {s.begin(), s.end()};
+}
+
+TEST(MedianCpu, MatchesReferenceAt1080pSampled) {
+  const int w = 1921, h = 1081;
+  MedianCpuScratch scratch(w, h);
+  const HostImage in = test::makeNatural(w, h, 23);
+  for (auto [r, mode] : {std::pair{2, BorderMode::Reflect}, std::pair{15, BorderMode::Replicate},
+                         std::pair{15, BorderMode::Zero}}) {
+    const MedianParams p{r, mode};
+    const HostImage out = cpuMedian(in, p, scratch);
+    for (int y : sampleAxis(h, r))
+      for (int x : sampleAxis(w, r)) {
+        const uchar4 got = out.at(x, y), want = test::ref::medianPixel(in, x, y, r, mode);
+        ASSERT_TRUE(std::memcmp(&got, &want, sizeof got) == 0)
+            << describe(w, h, "natural", p) << " at " << x << "," << y;
+      }
+  }
+}
+
+TEST(MedianCpu, KeepsAlphaAndFlatImages) {
+  const int w = 29, h = 13;
+  MedianCpuScratch scratch(w, h);
+  const HostImage random = test::makeRandom(w, h, 3);
+  const HostImage out = cpuMedian(random, MedianParams{4, BorderMode::Wrap}, scratch);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) ASSERT_EQ(out.at(x, y).w, random.at(x, y).w) << x << "," << y;
+  const HostImage flat = makeCase("flat", w, h, 1);
+  for (BorderMode mode : {BorderMode::Replicate, BorderMode::Reflect, BorderMode::Wrap})
+    EXPECT_EQ(test::compare(cpuMedian(flat, MedianParams{kMaxMedianRadius, mode}, scratch), flat).differing,
+              0u);
+}
+
+// Both backends reject the same arguments; `median` runs one backend on views of a / b.
+template <class Median>
+void expectArgumentChecks(RgbaView a, RgbaView b, Median&& median) {
+  auto run = [&](ConstRgbaView in, RgbaView out, MedianParams p) { median(in, out, p); };
+  EXPECT_THROW(run(a, b, MedianParams{0}), std::invalid_argument);
+  EXPECT_THROW(run(a, b, MedianParams{kMaxMedianRadius + 1}), std::invalid_argument);
+  EXPECT_THROW(run(a, b, MedianParams{2, static_cast<BorderMode>(7)}), std::invalid_argument);
+  EXPECT_THROW(run(a, a, MedianParams{2}), std::invalid_argument);  // in place
+  RgbaView shifted = a;                                             // overlapping by rows
+  shifted.data = a.row(1);
+  shifted.height = a.height - 1;
+  RgbaView top = a;
+  top.height = a.height - 1;
+  EXPECT_THROW(run(top, shifted, MedianParams{2}), std::invalid_argument);
+  RgbaView smaller = b;
+  smaller.width -= 1;
+  EXPECT_THROW(run(a, smaller, MedianParams{2}), std::invalid_argument);  // sizes differ
+  RgbaView badPitch = b;
+  badPitch.pitch = size_t(b.width) * 4 - 4;
+  EXPECT_THROW(run(a, badPitch, MedianParams{2}), std::invalid_argument);
+  RgbaView misaligned = b;
+  misaligned.data = reinterpret_cast<uchar4*>(reinterpret_cast<char*>(b.data) + 1);
+  misaligned.width -= 1;
+  EXPECT_THROW(run(a, misaligned, MedianParams{2}), std::invalid_argument);
+  RgbaView null = b;
+  null.data = nullptr;
+  EXPECT_THROW(run(a, null, MedianParams{2}), std::invalid_argument);
+  EXPECT_NO_THROW(run(a, b, MedianParams{kMaxMedianRadius, BorderMode::Wrap}));
+  RgbaView empty = b;  // nothing to do
+  empty.width = 0;
+  RgbaView emptyIn = a;
+  emptyIn.width = 0;
+  EXPECT_NO_THROW(run(emptyIn, empty, MedianParams{3}));
+}
+
+TEST(MedianArgs, CpuRejectsBadArguments) {
+  HostImage a = test::makeRandom(16, 8, 1), b(16, 8), big(17, 9), big2(17, 9);
+  MedianCpuScratch scratch(16, 8);
+  expectArgumentChecks(a.view(), b.view(), [&](ConstRgbaView in, RgbaView out, const MedianParams& p) {
+    medianCpu(in, out, p, scratch);
+  });
+  EXPECT_THROW(medianCpu(big.cview(), big2.view(), MedianParams{}, scratch), std::invalid_argument);
+  EXPECT_THROW(MedianCpuScratch(0, 5), std::invalid_argument);
+  EXPECT_THROW(MedianCpuScratch(5, kMaxMedianDimension + 1), std::invalid_argument);
+}
+
+TEST(MedianArgs, GpuRejectsBadArguments) {
+  VP_REQUIRE_GPU();
+  DeviceImage a = test::upload(test::makeRandom(16, 8, 1)), b(16, 8), big(17, 9), big2(17, 9);
+  MedianWorkspace ws(16, 8);
+  Stream stream;
+  expectArgumentChecks(a.view(), b.view(), [&](ConstRgbaView in, RgbaView out, const MedianParams& p) {
+    medianGpu(in, out, p, ws, stream);
+  });
+  EXPECT_THROW(medianGpu(big.view(), big2.view(), MedianParams{}, ws, stream), std::invalid_argument);
+  // A forced method outside its radii, a negative segment length.
+  detail::MedianTuning network{MedianMethod::Network};
+  EXPECT_THROW(
+      detail::medianGpuTuned(a.view(), b.view(), MedianParams{kMaxNetworkRadius + 1}, network, ws, stream),
+      std::invalid_argument);
+  detail::MedianTuning narrow{MedianMethod::Histogram};
+  EXPECT_THROW(
+      detail::medianGpuTuned(a.view(), b.view(), MedianParams{kMaxHistogramRadius + 1}, narrow, ws, stream),
+      std::invalid_argument);
+  detail::MedianTuning badRows{MedianMethod::HistogramWide, false, -1};
+  EXPECT_THROW(detail::medianGpuTuned(a.view(), b.view(), MedianParams{2}, badRows, ws, stream),
+               std::invalid_argument);
+  EXPECT_THROW(MedianWorkspace(0, 5), std::invalid_argument);
+  EXPECT_THROW(MedianWorkspace(kMaxMedianDimension + 1, 5), std::invalid_argument);
+  stream.synchronize();
+}
+
+// The methods medianGpu may run at radius r, with the histograms' variants: the policy's
+// choice first.
+std::vector<detail::MedianTuning> tuningsFor(int r) {
+  std::vector<detail::MedianTuning> t = {{selectMedianMethod(r)}};
+  for (MedianMethod m : kMethods) {
+    if (!medianMethodSupports(m, r)) continue;
+    if (m != t[0].method) t.push_back({m});
+    if (m == MedianMethod::Network) {
+      t.push_back({m, false, 0, true});  // the channels interleaved
+    } else {
+      t.push_back({m, true, 0});   // load-add-store counter updates
+      t.push_back({m, false, 5});  // short segments: many first windows, segment ends everywhere
+    }
+  }
+  return t;
+}
+
+std::string tuningName(const detail::MedianTuning& t) {
+  return std::string(medianMethodName(t.method)) + (t.plainUpdates ? " plain" : "") +
+         (t.channelsTogether ? " together" : "") +
+         (t.rowsPerSegment ? " rows=" + std::to_string(t.rowsPerSegment) : "");
+}
+
+struct GpuCase {
+  std::vector<std::pair<int, int>> sizes;
+  std::vector<int> radii;
+  std::vector<const char*> images;
+  std::vector<BorderMode> modes;
+  bool allTunings = true;  // false: the policy's method only
+};
+
+void expectGpuMatchesCpu(const GpuCase& c) {
+  Stream stream;
+  for (auto [w, h] : c.sizes) {
+    MedianWorkspace ws(w, h);
+    MedianCpuScratch scratch(w, h);
+    DeviceImage out(w, h);
+    for (const char* image : c.images) {
+      const HostImage in = makeCase(image, w, h, 29);
+      const DeviceImage din = test::upload(in);
+      for (BorderMode mode : c.modes)
+        for (int r : c.radii) {
+          const MedianParams p{r, mode};
+          const HostImage want = cpuMedian(in, p, scratch);
+          std::vector<detail::MedianTuning> tunings = tuningsFor(r);
+          if (!c.allTunings) tunings.resize(1);
+          for (const detail::MedianTuning& t : tunings) {
+            test::poison(out);
+            if (&t == &tunings[0] && t.method == ws.method(r))
+              medianGpu(din.view(), out.view(), p, ws, stream);
+            else
+              detail::medianGpuTuned(din.view(), out.view(), p, t, ws, stream);
+            stream.synchronize();
+            const test::ImageDiff d = test::compare(test::download(out), want);
+            ASSERT_EQ(d.differing, 0u) << describe(w, h, image, p) << " " << tuningName(t) << ": " << d.first;
+          }
+        }
+    }
+  }
+}
+
+const std::vector<int> kSwitchRadii = {1, 2, 3, 4, 7, 8, 15};  // every method's ends
+
+TEST(MedianGpu, MatchesCpuOnSmallImages) {
+  VP_REQUIRE_GPU();
+  expectGpuMatchesCpu({{{1, 1}, {2, 3}, {17, 9}, {333, 197}},
+                       kSwitchRadii,
+                       {"random", "natural", "two-values", "impulses"},
+                       {std::begin(kModes), std::end(kModes)}});
+}
+
+TEST(MedianGpu, MatchesCpuOnLargeImages) {
+  VP_REQUIRE_GPU();
+  expectGpuMatchesCpu(
+      {{{1921, 1081}}, kSwitchRadii, {"random", "natural"}, {std::begin(kModes), std::end(kModes)}});
+}
+
+TEST(MedianGpu, MatchesCpuIn4K) {
+  VP_REQUIRE_GPU();
+  expectGpuMatchesCpu({{{3840, 2160}}, kSwitchRadii, {"natural"}, {BorderMode::Replicate}});
+  expectGpuMatchesCpu({{{3840, 2160}}, {1, 3, 8}, {"random"}, {BorderMode::Reflect}, false});
+}
+
+TEST(MedianGpu, MatchesCpuAtEveryRadius) {
+  VP_REQUIRE_GPU();
+  std::vector<int> all;
+  for (int r = kMinMedianRadius; r <= kMaxMedianRadius; ++r) all.push_back(r);
+  expectGpuMatchesCpu({{{67, 45}}, all, {"random"}, {BorderMode::Replicate, BorderMode::Wrap}});
+}
+
+// Sub-views: rows that start mid-allocation, a pitch wider than the row, the input and
+// output taken from one allocation without overlapping.
+TEST(MedianGpu, WorksOnSubViews) {
+  VP_REQUIRE_GPU();
+  const int W = 301, H = 157, w = 211, h = 97;
+  const HostImage whole = test::makeNatural(W, H, 7);
+  const DeviceImage din = test::upload(whole);
+  DeviceImage dout(W, H);
+  test::poison(dout);
+  const ConstRgbaView dinView = din.view();
+  const ConstRgbaView in{dinView.row(13) + 5, din.pitch(), w, h};
+  const RgbaView out{dout.view().row(40) + 61, dout.pitch(), w, h};
+  HostImage sub(w, h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) sub.at(x, y) = whole.at(5 + x, 13 + y);
+  MedianWorkspace ws(W, H);
+  MedianCpuScratch scratch(w, h);
+  Stream stream;
+  for (int r : {1, 2, 3, 6, 12}) {
+    const MedianParams p{r, BorderMode::Reflect};
+    medianGpu(in, out, p, ws, stream);
+    stream.synchronize();
+    const HostImage got = test::download(dout);
+    const HostImage want = cpuMedian(sub, p, scratch);
+    size_t bad = 0;
+    for (int y = 0; y < H; ++y)
+      for (int x = 0; x < W; ++x) {
+        const bool inside = x >= 61 && x < 61 + w && y >= 40 && y < 40 + h;
+        const uchar4 g = got.at(x, y);
+        const uchar4 e = inside ? want.at(x - 61, y - 40)
+                                : make_uchar4(test::kPoison, test::kPoison, test::kPoison, test::kPoison);
+        bad += std::memcmp(&g, &e, sizeof g) != 0;
+      }
+    EXPECT_EQ(bad, 0u) << "r=" << r;
+  }
+}
+
+// ---- The filter in a chain ----------------------------------------------------------
+
+// Runs `frames` RGBA frames through `p` with `chain`; returns each frame's RGB24 bytes.
+std::vector<std::vector<uint8_t>> runChain(Processor& p, const std::vector<HostImage>& frames,
+                                           const FilterChain& chain) {
+  ProcessParams params;
+  params.chain = chain;
+  std::vector<std::vector<uint8_t>> out;
+  auto take = [&](bool wait) {
+    while (const OutputFrame* f = p.poll(wait)) {
+      const size_t row = size_t(f->width) * 3;
+      std::vector<uint8_t> rgb(row * size_t(f->height));
+      for (int y = 0; y < f->height; ++y)
+        std::memcpy(&rgb[row * size_t(y)], f->rgb + size_t(y) * f->pitch, row);
+      out.push_back(std::move(rgb));
+      p.release();
+      wait = false;
+    }
+  };
+  for (size_t i = 0; i < frames.size();) {
+    const HostImage& img = frames[i];
+    const FrameLayout layout = frameLayout(PixelFormat::Rgba, img.width(), img.height());
+    if (p.submit(InputFrame{img.data(), layout, ColorSpace{}, int64_t(i) * 40'000}, params)) {
+      ++i;
+      take(false);
+    } else {
+      take(true);
+    }
+  }
+  while (p.inFlight() > 0) take(true);
+  return out;
+}
+
+std::vector<HostImage> chainFrames(int w, int h, int n) {
+  std::vector<HostImage> frames;
+  for (int i = 0; i < n; ++i) frames.push_back(test::makeNatural(w, h, 11, 0.15f * float(i)));
+  return frames;
+}
+
+TEST(MedianChain, RunsOnTheCpuProcessor) {
+  const int w = 161, h = 91;
+  const std::vector<HostImage> frames = chainFrames(w, h, 4);
+  const FilterChain median = parseChain("median=r=2");
+  ASSERT_EQ(median.size(), 1);
+  EXPECT_EQ(medianParamsOf(median[0]).radius, 2);
+  EXPECT_EQ(medianParamsOf(median[0]).border, BorderMode::Replicate);
+  // The element alone gives the twin's bytes.
+  const auto alone = runChain(*makeCpuProcessor(2), frames, median);
+  ASSERT_EQ(alone.size(), frames.size());
+  MedianCpuScratch scratch(w, h);
+  for (size_t i = 0; i < frames.size(); ++i)
+    EXPECT_EQ(alone[i], test::packRgb(cpuMedian(frames[i], MedianParams{2}, scratch))) << "frame " << i;
+  // Followed by K-means: at most 4 colours per frame.
+  const auto both = runChain(*makeCpuProcessor(2), frames, parseChain("median=r=2,kmeans=k=4"));
+  ASSERT_EQ(both.size(), frames.size());
+  for (const auto& rgb : both) {
+    std::set<std::tuple<uint8_t, uint8_t, uint8_t>> colours;
+    for (size_t j = 0; j + 2 < rgb.size(); j += 3) colours.insert({rgb[j], rgb[j + 1], rgb[j + 2]});
+    EXPECT_LE(colours.size(), 4u);
+  }
+  EXPECT_EQ(formatElement(medianElement(MedianParams{7, BorderMode::Wrap})), "median=r=7:border=wrap");
+  EXPECT_THROW(parseChain("median=r=16"), std::invalid_argument);
+  EXPECT_THROW(parseChain("median=r=0"), std::invalid_argument);
+}
+
+TEST(MedianChain, CudaProcessorMatchesCpu) {
+  VP_REQUIRE_GPU();
+  const std::vector<HostImage> frames = chainFrames(321, 181, 6);
+  for (const char* text : {"median=r=2,kmeans=k=4", "median=r=9:border=reflect", "blur=r=2,median=r=4"}) {
+    const FilterChain chain = parseChain(text);
+    const auto gpu = runChain(*makeCudaProcessor(3), frames, chain);
+    const auto cpu = runChain(*makeCpuProcessor(3), frames, chain);
+    ASSERT_EQ(gpu.size(), frames.size()) << text;
+    ASSERT_EQ(cpu.size(), frames.size()) << text;
+    for (size_t i = 0; i < frames.size(); ++i) EXPECT_EQ(gpu[i], cpu[i]) << text << " frame " << i;
+  }
+}
+
+}  // namespace
+}  // namespace vp

@@ -131,6 +131,7 @@ void targetArg(std::string_view word, Command& c) {
   c.target = dot == std::string_view::npos ? "" : lower(word.substr(0, dot));
   c.option = lower(dot == std::string_view::npos ? word : word.substr(dot + 1));
   if (c.option.empty()) bad("an option name was expected after '" + std::string(word) + "'");
+  if (dot == 0) bad("an element (N, NAME or NAME#N) was expected before '" + std::string(word) + "'");
 }
 
 void filterNameArg(const std::vector<std::string_view>& w, const std::string& name, Command& c) {

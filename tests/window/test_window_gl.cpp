@@ -168,9 +168,8 @@ TEST_F(WindowGl, HudAndHelpDrawOverTheVideo) {
   const auto frame = quadrants(160, 120, 160 * 3, kBlack, kBlack, kBlack, kBlack);
   window->uploadFrame(frame.data(), 160 * 3, 160, 120);
   HudData data;
-  data.mode = "kmeans";
-  data.k = 8;
-  data.stage(Stage::Kmeans).record(1.f);
+  data.chain.push_back({"kmeans#1", "k=8", "iterations 4", true});
+  data.element("kmeans#1").record(1.f);
   drawAndRead(data);
   EXPECT_EQ(at(30, 25), kBlack);  // HUD hidden
   EXPECT_TRUE(window->applyWindowCommand(commandFrom("hud")));

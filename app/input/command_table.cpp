@@ -2,6 +2,7 @@
 
 #include "gpu/filters/blur/blur_filter.h"
 #include "gpu/filters/kmeans/kmeans_filter.h"
+#include "gpu/filters/median/median_filter.h"
 #include "gpu/filters/registry.h"
 
 #include <algorithm>
@@ -31,6 +32,7 @@ std::array<VerbInfo, kVerbCount> makeVerbs() {
   const OptionInfo& r = kBlurFilter.option(blur_option::Radius);
   const OptionInfo& passes = kBlurFilter.option(blur_option::Passes);
   const OptionInfo& border = kBlurFilter.option(blur_option::Border);
+  const OptionInfo& medianR = kMedianFilter.option(median_option::Radius);
   return {{
       {Verb::Vf, "vf", ArgKind::VfArgs, 0, 0, "vf set CHAIN|add FILTER|remove N|NAME|toggle N|NAME",
        "edit the filter chain: set replaces it (none: empty), add appends, remove / toggle the N-th element or the "
@@ -62,6 +64,8 @@ std::array<VerbInfo, kVerbCount> makeVerbs() {
        "the first blur's border mode", "blur.border"},
       {Verb::Iterations, "iterations", ArgKind::Number, int(iterations.lo), int(iterations.hi), "iterations N",
        "the first kmeans's maximum iterations per frame, " + bounds(iterations), "kmeans.iterations"},
+      {Verb::MedianR, "median-r", ArgKind::NumberOrStep, int(medianR.lo), int(medianR.hi), "median-r N|+N|-N",
+       "the first median's radius, " + bounds(medianR), "median.r"},
       {Verb::Compare, "compare", ArgKind::Compare, 0, 0, "compare off|split|side|cycle",
        "compare view: the original left of a line (split) or beside the result (side)", nullptr},
       {Verb::Split, "split", ArgKind::NumberOrStep, 0, kMaxSplitPercent, "split N|+N|-N",
@@ -105,10 +109,13 @@ const std::vector<KeyBinding> kDefaultKeys = {
     {"plus", "param +1", "first filter's main option +1"},
     {"b", "passes cycle", "blur passes 1..3"},
     {"e", "border cycle", "blur border mode"},
+    {"d", "median-r -1", "median radius -1"},
+    {"shift+d", "median-r +1", "median radius +1"},
     {"m", "preset cycle", "next preset chain (default: kmeans, blur, none)"},
     {"1", "mode kmeans", "chain: K-means"},
     {"2", "mode blur", "chain: box blur"},
     {"3", "mode none", "chain: none (passthrough)"},
+    {"4", "mode median", "chain: median"},
     {"c", "compare cycle", "compare view: off, split, side"},
     {"leftbracket", "split -5", "compare line 5 % left"},
     {"rightbracket", "split +5", "compare line 5 % right"},

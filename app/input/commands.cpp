@@ -295,7 +295,8 @@ bool isParamCommand(const Command& c) {
     case Verb::Param:
     case Verb::Passes:
     case Verb::Border:
-    case Verb::Iterations: return true;
+    case Verb::Iterations:
+    case Verb::MedianR: return true;
     default: return false;
   }
 }

@@ -38,6 +38,7 @@ enum class Verb : uint8_t {
   Passes,      // passes N | passes cycle
   Border,      // border zero|replicate|reflect|wrap|cycle
   Iterations,  // iterations N
+  MedianR,     // median-r N | +N | -N: the first median's r
   Compare,     // compare off|split|side|cycle
   Split,       // split N|+N|-N: the compare line at N % of the width
   Pause,       // pause [on|off|toggle]

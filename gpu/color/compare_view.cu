@@ -37,11 +37,7 @@ __global__ void composeCompareKernel(ConstRgbaView original, ConstRgbaView proce
     return;
   }
   for (int i = 0; i < kTileW && x0 + i < outW; ++i) {
-    const int x = x0 + i;
-    uchar4 p;
-    if (detail::compareIsLine(mode, x, column)) p = make_uchar4(kCompareLine, kCompareLine, kCompareLine, 255);
-    else if (detail::compareTakesProcessed(mode, x, w, column)) p = processed.row(y)[mode == CompareMode::Side ? x - w : x];
-    else p = original.row(y)[x];
+    const uchar4 p = detail::comparePixel(original, processed, mode, x0 + i, y, column);
     out[3 * i] = p.x;
     out[3 * i + 1] = p.y;
     out[3 * i + 2] = p.z;

@@ -46,6 +46,14 @@ __host__ __device__ inline bool compareTakesProcessed(CompareMode mode, int x, i
 __host__ __device__ inline bool compareIsLine(CompareMode mode, int x, int column) {
   return mode == CompareMode::Split && (x == column - 1 || x == column);
 }
+// Output pixel (x, y) of the view, as the contract above defines it.
+__host__ __device__ inline uchar4 comparePixel(ConstRgbaView original, ConstRgbaView processed, CompareMode mode,
+                                               int x, int y, int column) {
+  const int w = original.width;
+  if (compareIsLine(mode, x, column)) return make_uchar4(kCompareLine, kCompareLine, kCompareLine, 255);
+  if (compareTakesProcessed(mode, x, w, column)) return processed.row(y)[mode == CompareMode::Side ? x - w : x];
+  return original.row(y)[x];
+}
 }  // namespace detail
 
 }  // namespace vp

@@ -26,15 +26,12 @@ void detail::checkCompareArgs(ConstRgbaView original, ConstRgbaView processed, C
 void composeCompareCpu(ConstRgbaView original, ConstRgbaView processed, CompareMode mode, float split,
                        uint8_t* dst, size_t dstPitch) {
   detail::checkCompareArgs(original, processed, mode, split, dst, dstPitch, "composeCompareCpu");
-  const int w = original.width, column = splitColumn(split, w), outW = compareWidth(mode, w);
+  const int column = splitColumn(split, original.width), outW = compareWidth(mode, original.width);
 #pragma omp parallel for schedule(static)
   for (int y = 0; y < original.height; ++y) {
     uint8_t* out = dst + size_t(y) * dstPitch;
     for (int x = 0; x < outW; ++x) {
-      uchar4 p;
-      if (detail::compareIsLine(mode, x, column)) p = make_uchar4(kCompareLine, kCompareLine, kCompareLine, 255);
-      else if (detail::compareTakesProcessed(mode, x, w, column)) p = processed.row(y)[mode == CompareMode::Side ? x - w : x];
-      else p = original.row(y)[x];
+      const uchar4 p = detail::comparePixel(original, processed, mode, x, y, column);
       out[3 * x] = p.x;
       out[3 * x + 1] = p.y;
       out[3 * x + 2] = p.z;

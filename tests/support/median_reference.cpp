@@ -1,5 +1,7 @@
 #include "support/median_reference.h"
 
+#include "support/blur_reference.h"  // extend(): the border extension written plainly
+
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -7,34 +9,15 @@
 namespace vp::test::ref {
 namespace {
 
-// The source index of index i on an axis of n samples, folding or wrapping step by step;
-// -1: a zero sample.
-int extendAxis(int i, int n, BorderMode mode) {
-  switch (mode) {
-    case BorderMode::Zero:
-      return (i < 0 || i >= n) ? -1 : i;
-    case BorderMode::Replicate:
-      return i < 0 ? 0 : (i >= n ? n - 1 : i);
-    case BorderMode::Wrap:
-      while (i < 0) i += n;
-      while (i >= n) i -= n;
-      return i;
-    case BorderMode::Reflect:
-      if (n == 1) return 0;
-      while (i < 0 || i >= n) i = i < 0 ? -i : 2 * (n - 1) - i;
-      return i;
-  }
-  return -1;
-}
 
 }  // namespace
 
 uchar4 medianPixel(const HostImage& in, int x, int y, int r, BorderMode mode) {
   std::vector<uint8_t> samples[3];
   for (int dy = -r; dy <= r; ++dy) {
-    const int sy = extendAxis(y + dy, in.height(), mode);
+    const int sy = extend(y + dy, in.height(), mode);
     for (int dx = -r; dx <= r; ++dx) {
-      const int sx = extendAxis(x + dx, in.width(), mode);
+      const int sx = extend(x + dx, in.width(), mode);
       const uchar4 v = (sx < 0 || sy < 0) ? make_uchar4(0, 0, 0, 0) : in.at(sx, sy);
       samples[0].push_back(v.x);
       samples[1].push_back(v.y);

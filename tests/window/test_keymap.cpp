@@ -107,7 +107,7 @@ TEST(KeyMapDefaults, DocumentedBindings) {
   EXPECT_EQ(text(at(SDLK_PLUS)), "param +1");
   EXPECT_EQ(text(at(SDLK_b)), "passes cycle");
   EXPECT_EQ(text(at(SDLK_e)), "border cycle");
-  EXPECT_EQ(text(at(SDLK_m)), "mode cycle");
+  EXPECT_EQ(text(at(SDLK_m)), "preset cycle");
   EXPECT_EQ(text(at(SDLK_1)), "mode kmeans");
   EXPECT_EQ(text(at(SDLK_2)), "mode blur");
   EXPECT_EQ(text(at(SDLK_3)), "mode none");

@@ -130,16 +130,14 @@ inline bool viewsOverlap(ConstRgbaView a, ConstRgbaView b) {
   return a0 < b1 && b0 < a1;
 }
 
-// The checks both backends make; false when there is nothing to do (empty image).
-inline bool checkBlurArgs(ConstRgbaView in, ConstRgbaView out, const BlurParams& p, int maxWidth,
-                          int maxHeight, const char* who) {
-  auto fail = [&](const std::string& why) { throw std::invalid_argument(std::string(who) + ": " + why); };
-  if (p.radius < 0 || p.radius > kMaxBlurRadius)
-    fail("radius " + std::to_string(p.radius) + " outside 0.." + std::to_string(kMaxBlurRadius));
-  if (p.passes < 1 || p.passes > kMaxBlurPasses)
-    fail("passes " + std::to_string(p.passes) + " outside 1.." + std::to_string(kMaxBlurPasses));
-  if (p.border != BorderMode::Zero && p.border != BorderMode::Replicate && p.border != BorderMode::Reflect &&
-      p.border != BorderMode::Wrap)
+// The checks of one filter's input and output views (border, sizes against the scratch,
+// alignment, overlap) that the box blur and the median share; `fail(why)` throws. False
+// when there is nothing to do (empty image).
+template <class Fail>
+bool checkFilterViews(ConstRgbaView in, ConstRgbaView out, BorderMode border, int maxWidth, int maxHeight,
+                      const Fail& fail) {
+  if (border != BorderMode::Zero && border != BorderMode::Replicate && border != BorderMode::Reflect &&
+      border != BorderMode::Wrap)
     fail("unknown border mode");
   if (in.width != out.width || in.height != out.height) fail("input and output sizes differ");
   if (in.width < 0 || in.height < 0) fail("negative size");
@@ -155,6 +153,17 @@ inline bool checkBlurArgs(ConstRgbaView in, ConstRgbaView out, const BlurParams&
     fail("rows not 4-byte aligned");
   if (viewsOverlap(in, out)) fail("input and output overlap");
   return true;
+}
+
+// The checks both backends make; false when there is nothing to do (empty image).
+inline bool checkBlurArgs(ConstRgbaView in, ConstRgbaView out, const BlurParams& p, int maxWidth,
+                          int maxHeight, const char* who) {
+  auto fail = [&](const std::string& why) { throw std::invalid_argument(std::string(who) + ": " + why); };
+  if (p.radius < 0 || p.radius > kMaxBlurRadius)
+    fail("radius " + std::to_string(p.radius) + " outside 0.." + std::to_string(kMaxBlurRadius));
+  if (p.passes < 1 || p.passes > kMaxBlurPasses)
+    fail("passes " + std::to_string(p.passes) + " outside 1.." + std::to_string(kMaxBlurPasses));
+  return checkFilterViews(in, out, p.border, maxWidth, maxHeight, fail);
 }
 
 }  // namespace vp::blur

@@ -47,7 +47,7 @@ class CpuMedian final : public CpuFilter {
 
 const FilterInfo kMedianFilter = {
     "median",
-    "median: per channel the middle value of the (2r+1)x(2r+1) window (removes speckle, keeps edges)",
+    "exact median: per channel the middle value of the (2r+1)x(2r+1) window (removes speckle, keeps edges)",
     kOptions,
     int(sizeof kOptions / sizeof kOptions[0]),
     median_option::Radius,

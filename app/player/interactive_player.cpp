@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <thread>
 #include <utility>
@@ -54,7 +55,8 @@ std::string describeMetrics(const ElementResult& r) {
   char text[64];
   for (const FilterMetric& m : r.metrics) {
     if (!m.name) continue;
-    std::snprintf(text, sizeof text, "%s%s %.6g", out.empty() ? "" : ", ", m.name, m.value);
+    const bool whole = m.value == double(int64_t(m.value));  // counts and costs: all their digits
+    std::snprintf(text, sizeof text, whole ? "%s%s %.0f" : "%s%s %.4g", out.empty() ? "" : ", ", m.name, m.value);
     out += text;
   }
   return out;

@@ -214,6 +214,9 @@ void Session::screenshot(const std::string& wanted, Origin origin) {
   // alone to save: both take the next frame processed.
   if (role_ == Role::Headless || (params_.compare != CompareMode::Off && options_.outputView != "shown")) {
     pendingShots_.push_back(path());
+    if (role_ == Role::Window)
+      notify("screenshot: the processed frame is saved from the next frame (the window shows a comparison)",
+             origin);
     return;
   }
   if (shownWidth_ == 0) {

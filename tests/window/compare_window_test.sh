@@ -5,8 +5,8 @@
 # --compare split and a blur: left of the split line the screen must be within 1 level of
 # the unprocessed frame, right of it within 1 level of the processed one (both references
 # written by the same binary headless with --vf none and --vf blur..., decoded by ffmpeg).
-# Then a mouse drag moves the line, and key c cycles to side by side: checked in the final
-# --stats-json.
+# Then key s saves the processed frame (not the view), a mouse drag moves the line, and key
+# c cycles to side by side: checked in the final --stats-json.
 set -euo pipefail
 vidproc=$1
 out=$2
@@ -31,7 +31,7 @@ for ref in "none:none" "proc:$chain"; do
 done
 
 "$vidproc" "${src[@]}" --backend cpu --streams 2 --vf "$chain" --compare split --split 50 \
-  --stats-json "$out/stats.json" >"$out/vidproc.log" 2>&1 &
+  --stats-json "$out/stats.json" --screenshot-dir "$out" >"$out/vidproc.log" 2>&1 &
 pid=$!
 win=$(timeout 20 xdotool search --sync --name "^vidproc" | head -n 1) || fail "no vidproc window"
 sleep 2
@@ -55,6 +55,18 @@ awk -v m="$left" 'BEGIN { exit !(m <= 1 / 255 + 1e-6) }' || fail "left of the li
 awk -v m="$right" 'BEGIN { exit !(m <= 1 / 255 + 1e-6) }' || fail "right of the line differs from the processed frame by $right"
 awk -v m="$cross" 'BEGIN { exit !(m > 10 / 255) }' || fail "left of the line equals the processed frame (peak $cross): no comparison shown"
 
+# Key s while the window shows the comparison saves the processed frame (the default --output-view).
+xdotool key --window "$win" s || fail "key s not delivered"
+shot=""
+for _ in $(seq 1 100); do
+  shot=$(grep -o "screenshot saved: .*\.png" "$out/vidproc.log" | head -n 1 | sed 's/^screenshot saved: //') || true
+  [[ -n "$shot" && -s "$shot" ]] && break
+  sleep 0.1
+done
+[[ -n "$shot" && -s "$shot" ]] || fail "no screenshot saved within 10 s"
+diff_px=$({ compare -metric AE "$shot" "$out/proc.png" null: 2>&1 || true; } | sed 's/ .*//')
+[[ "$diff_px" == 0 ]] || fail "the screenshot is not the processed frame ($diff_px pixels differ)"
+
 # Drag the line from the middle to three quarters, then c: split -> side.
 xdotool mousemove --window "$win" 640 300 mousedown 1 mousemove --window "$win" 800 300 \
   mousemove --window "$win" 960 300 mouseup 1 || fail "mouse drag not delivered"
@@ -67,4 +79,4 @@ kill -0 "$pid" 2>/dev/null && fail "vidproc did not quit within 10 s of 'q'"
 wait "$pid" || fail "vidproc exited with status $?"
 grep -q '"compare": "side"' "$out/stats.json" || fail "key c did not cycle split -> side: $(tr -d '\n ' < "$out/stats.json" | grep -o '"params":{[^}]*}')"
 grep -q '"split": 0.75' "$out/stats.json" || fail "the drag did not move the line to 75 %: $(tr -d '\n ' < "$out/stats.json" | grep -o '"params":{[^}]*}')"
-echo "PASS: split view left peak diff $left (original), right $right (processed), left vs processed $cross; drag -> 75 %, c -> side"
+echo "PASS: split view left peak diff $left (original), right $right (processed), left vs processed $cross; screenshot = processed frame; drag -> 75 %, c -> side"

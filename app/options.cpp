@@ -76,7 +76,7 @@ std::string filterNameList() {
 void buildCli(CLI::App& app, Options& o, EnumStrings& e) {
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.footer(filtersHelpText() + "\n" + commandsHelpText() + "\n" + kFooterEnd);
-  app.set_version_flag("--version", "vidproc 0.1.0");
+  app.set_version_flag("--version", "vidproc " VP_VERSION);
 
   app.add_option("input", o.input, "Video file, device or lavfi graph (default: a built-in moving pattern)");
   app.add_option("-f,--format", o.format, "Force the input format (v4l2, lavfi, ...)");
@@ -361,7 +361,7 @@ bool parseOptions(int argc, const char* const* argv, Options& out, int& exitCode
     exitCode = kExitOk;
     return false;
   } catch (const CLI::CallForVersion&) {
-    std::printf("vidproc 0.1.0\n");
+    std::printf("vidproc %s\n", VP_VERSION);
     exitCode = kExitOk;
     return false;
   } catch (const CLI::ParseError& err) {

@@ -1,6 +1,7 @@
 #include "app/input/commands.h"
 
 #include "app/input/command_table.h"
+#include "app/input/text.h"
 #include "gpu/filters/blur/blur_filter.h"
 #include "gpu/filters/registry.h"
 
@@ -16,13 +17,9 @@
 namespace vp {
 namespace {
 
-bool isBlank(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && isBlank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && isBlank(s.back())) s.remove_suffix(1);
-  return s;
-}
+using text::isBlank;
+using text::lower;
+using text::trim;
 
 // Blank-separated words; `rest` keeps the text after the first word (screenshot paths may hold blanks).
 std::vector<std::string_view> words(std::string_view line, std::string_view& rest) {
@@ -37,12 +34,6 @@ std::vector<std::string_view> words(std::string_view line, std::string_view& res
     if (out.size() == 1) rest = trim(line.substr(j));
     i = j;
   }
-  return out;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "app/ui/keymap.h"
 
+#include "app/input/text.h"
+
 #include "app/input/command_table.h"
 
 #include <algorithm>
@@ -47,17 +49,8 @@ constexpr NamedKey kNamedKeys[] = {
 };
 // clang-format on
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
+using text::lower;
+using text::trim;
 
 // F1..F12 and F13..F24 are two contiguous runs of SDL keycodes.
 SDL_Keycode functionKey(int n) {

@@ -44,7 +44,7 @@ uint8_t chordMods(uint16_t sdlMods);
 
 class KeyMap {
  public:
-  // The default bindings (player/command_table.cpp, documented in config/default.toml).
+  // The default bindings (app/input/command_table.cpp, documented in config/default.toml).
   static KeyMap defaults();
 
   // Binds a chord to a command, replacing what the chord was bound to. Throws

@@ -11,7 +11,7 @@ const char* typeName(const OptionInfo& o) {
     case OptionType::Int: return "integer";
     case OptionType::Float: return "number";
     case OptionType::Choice: return "choice";
-    case OptionType::Bool: return "0|1";
+    case OptionType::Bool: return "switch";
   }
   return "";
 }

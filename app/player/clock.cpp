@@ -47,15 +47,20 @@ PaceDecision FramePacer::decide(int64_t ptsUs, int serial, int64_t nowUs, bool i
   const int64_t until = t ? ptsUs - *t : 0;
   if (!t || clock.serial() != serial || until > 5'000'000) {
     if (!useMaster) video_.set(ptsUs, serial, nowUs);
+    dropsInARow_ = 0;
     return PaceDecision::Present;
   }
   if (until > 0) return PaceDecision::Wait;
   if (-until > lateToleranceUs_) {
-    if (!isLast) return PaceDecision::Drop;
-    // Late with nothing newer: the pipeline is slower than real time. Show it and let
-    // the video clock slip, so the next frames are not all late too.
+    if (!isLast && dropsInARow_ < kMaxDropsInARow) {
+      ++dropsInARow_;
+      return PaceDecision::Drop;
+    }
+    // Late with nothing newer, or late frame after late frame: the pipeline is slower than
+    // real time. Show it and let the video clock slip, so the next frames are not all late too.
     if (!useMaster) video_.set(ptsUs, serial, nowUs);
   }
+  dropsInARow_ = 0;
   // The video clock follows the frames shown, so it can take over from the master.
   if (useMaster) video_.set(ptsUs, serial, nowUs);
   return PaceDecision::Present;

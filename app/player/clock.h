@@ -52,7 +52,9 @@ class FramePacer {
       : sync_(sync), lateToleranceUs_(lateToleranceUs) {}
 
   // What to do with a frame of timestamp ptsUs and seek generation `serial` at wall time
-  // nowUs. `isLast`: nothing newer is available, so a late frame is still shown.
+  // nowUs. `isLast`: nothing newer is available, so a late frame is still shown. A late
+  // frame is dropped at most kMaxDropsInARow times in a row: a pipeline slower than real
+  // time always has a newer frame waiting, and would otherwise show nothing at all.
   PaceDecision decide(int64_t ptsUs, int serial, int64_t nowUs, bool isLast);
   // The next frame presented starts the video clock again (after a pause).
   void reanchor() { video_.invalidate(); }
@@ -65,8 +67,10 @@ class FramePacer {
   const Clock& videoClock() const { return video_; }
 
  private:
+  static constexpr int kMaxDropsInARow = 4;
   bool sync_;
   int64_t lateToleranceUs_;
+  int dropsInARow_ = 0;  // late frames dropped since the last one presented
   Clock video_;
   const Clock* master_ = &video_;
 };

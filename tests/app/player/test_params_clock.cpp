@@ -63,6 +63,20 @@ TEST(Controls, CyclesAndModes) {
   EXPECT_EQ(describeParams(p).rfind("blur=border=zero", 0), 0u) << describeParams(p);
 }
 
+// A pipeline slower than real time always has a newer frame waiting: late frames are
+// dropped at most four in a row, then one is shown and the clock slips to it.
+TEST(Pacing, ShowsALateFrameAfterFourDropsInARow) {
+  FramePacer c(true, 50'000);
+  EXPECT_EQ(c.decide(0, 0, 1'000'000, false), PaceDecision::Present);  // anchors
+  int64_t now = 1'000'000;
+  for (int i = 1; i <= 4; ++i) {
+    now += 60'000;  // 60 ms a frame for 40 ms frames: ever later
+    EXPECT_EQ(c.decide(i * 40'000, 0, now + 100'000, false), PaceDecision::Drop) << "frame " << i;
+  }
+  EXPECT_EQ(c.decide(5 * 40'000, 0, now + 160'000, false), PaceDecision::Present);  // the fifth is shown
+  EXPECT_EQ(c.decide(6 * 40'000, 0, now + 170'000, false), PaceDecision::Wait);     // the clock slipped to it
+}
+
 TEST(Pacing, PresentsOnTimeWaitsEarlyDropsLate) {
   FramePacer c(true, 50'000);
   EXPECT_EQ(c.decide(0, 0, 1'000'000, false), PaceDecision::Present);  // anchors

@@ -64,6 +64,7 @@ struct EnumStrings {
   int splitPercent = 50;
   // Which of --vf / --mode the command line itself gave: it wins over the config's other.
   bool cliVf = false, cliMode = false;
+  bool vfGiven = false;  // --vf was given at all (an empty value is the empty chain)
   bool noWarm = false, noVsync = false, noSync = false, noProgress = false, noAutorotate = false;
 };
 
@@ -234,7 +235,7 @@ void buildChain(Options& o, const EnumStrings& e) {
   if (e.noWarm) o.filterDefaults[size_t(kmeansIndex())].set(kmeans_option::Warm, 0);
   const ElementDefaults defaults = [&o](const FilterInfo& f) { return defaultElement(o, f); };
   o.process.chain.clear();
-  const bool useVf = !e.vf.empty() && !(e.cliMode && !e.cliVf);
+  const bool useVf = e.vfGiven && !(e.cliMode && !e.cliVf);
   if (useVf) {
     if (!e.mode.empty() && e.cliVf == e.cliMode)
       throw CLI::ValidationError("--mode", "--vf gives the chain; drop --mode");
@@ -302,6 +303,7 @@ toml::table parseToml(const std::string& text, const std::string& source) {
 void runCli(CLI::App& app, std::vector<std::string> args, Options& o, EnumStrings& e) {
   std::reverse(args.begin(), args.end());  // CLI11 takes its vector back to front
   app.parse(args);
+  e.vfGiven = app.get_option("--vf")->count() > 0;
   checkFilterHelp(e.vf);
   finish(o, e);
   if (app.get_option("--webcam")->count() > 0) {

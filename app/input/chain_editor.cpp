@@ -73,16 +73,18 @@ void ChainEditor::remember(const FilterChain& chain) {
 
 void ChainEditor::start(const FilterChain& chain) {
   remember(chain);
-  preset_ = -1;
+  preset_ = presetShowing(chain);
+}
+
+int ChainEditor::presetShowing(const FilterChain& chain) const {
   for (size_t i = 0; i < presets_.size(); ++i) {
     try {
-      if (parseChain(presets_[i].chain, [this](const FilterInfo& f) { return remembered(f); }) == chain) {
-        preset_ = int(i);
-        return;
-      }
+      if (parseChain(presets_[i].chain, [this](const FilterInfo& f) { return remembered(f); }) == chain)
+        return int(i);
     } catch (const std::invalid_argument&) {
     }
   }
+  return -1;
 }
 
 std::optional<std::string> ChainEditor::apply(const Command& c, ProcessParams& p) {
@@ -95,7 +97,9 @@ std::optional<std::string> ChainEditor::apply(const Command& c, ProcessParams& p
       {
         FilterChain chain;
         if (c.arg != "none") chain.add(remembered(*findFilter(c.arg)));
-        return replaceChain(chain, p, "chain: ");
+        std::optional<std::string> what = replaceChain(chain, p, "chain: ");
+        preset_ = presetShowing(p.chain);  // the preset cycle goes on from what is shown
+        return what;
       }
     case Verb::Compare:
     case Verb::Split: return applyView(c, p);

@@ -52,6 +52,7 @@ class ChainEditor {
   std::optional<std::string> applyVf(const Command& c, ProcessParams& params);
   std::optional<std::string> applyView(const Command& c, ProcessParams& params);
   void remember(const FilterChain& chain);
+  int presetShowing(const FilterChain& chain) const;  // the preset whose chain this is, or -1
   FilterElement& memory(const FilterInfo& filter);
 
   ElementDefaults base_;

@@ -190,8 +190,9 @@ Command parseWords(const std::vector<std::string_view>& w, std::string_view rest
     case ArgKind::Number: numberArg(w, v.name, v.lo, v.hi, false, c); break;
     case ArgKind::NumberOrStep: numberArg(w, v.name, v.lo, v.hi, true, c); break;
     case ArgKind::Step:
+      if (w.size() == 2 && !w[1].empty() && w[1].front() != '+' && w[1].front() != '-')
+        bad(name + " takes a step: +N or -N");
       numberArg(w, v.name, v.lo, v.hi, true, c);
-      if (c.change != Change::Add) bad(name + " takes a step: +N or -N");
       break;
     case ArgKind::NumberOrCycle:
       if (w.size() == 2 && lower(w[1]) == "cycle") c.change = Change::Cycle;

@@ -25,11 +25,6 @@ the output file is still finalised).
 Every option can also be set in a TOML config file (--config FILE; keys are the long
 option names, see config/default.toml); the command line wins.)";
 
-int kmeansIndex() {
-  const auto& all = filterRegistry();
-  return int(std::find(all.begin(), all.end(), &kKmeansFilter) - all.begin());
-}
-
 // The one-filter shorthands of earlier versions: each sets a filter option's starting value.
 struct Shorthand {
   const char* flags;   // CLI11 names: "-k,--clusters"
@@ -68,11 +63,7 @@ struct EnumStrings {
   bool noWarm = false, noVsync = false, noSync = false, noProgress = false, noAutorotate = false;
 };
 
-std::string filterNameList() {
-  std::string out;
-  for (const FilterInfo* f : filterRegistry()) out += std::string(f->name) + ", ";
-  return out + "none";
-}
+std::string filterNameList() { return filterNames(", ") + ", none"; }
 
 void buildCli(CLI::App& app, Options& o, EnumStrings& e) {
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
@@ -228,11 +219,10 @@ void buildChain(Options& o, const EnumStrings& e) {
   for (size_t i = 0; i < shorthands().size(); ++i) {
     if (e.shorthand[i].empty()) continue;
     const Shorthand& sh = shorthands()[i];
-    FilterElement& el = o.filterDefaults[size_t(std::find(filterRegistry().begin(), filterRegistry().end(), sh.filter) -
-                                                filterRegistry().begin())];
+    FilterElement& el = o.filterDefaults[registryIndex(*sh.filter)];
     el.set(sh.option, parseOptionValue(sh.filter->option(sh.option), e.shorthand[i]));
   }
-  if (e.noWarm) o.filterDefaults[size_t(kmeansIndex())].set(kmeans_option::Warm, 0);
+  if (e.noWarm) o.filterDefaults[registryIndex(kKmeansFilter)].set(kmeans_option::Warm, 0);
   const ElementDefaults defaults = [&o](const FilterInfo& f) { return defaultElement(o, f); };
   o.process.chain.clear();
   const bool useVf = e.vfGiven && !(e.cliMode && !e.cliVf);

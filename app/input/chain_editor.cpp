@@ -55,14 +55,10 @@ ChainEditor::ChainEditor(ElementDefaults base, std::vector<Preset> presets)
 
 std::vector<Preset> ChainEditor::defaultPresets() { return {{"kmeans", "kmeans"}, {"blur", "blur"}, {"none", "none"}}; }
 
-FilterElement& ChainEditor::memory(const FilterInfo& filter) {
-  const auto& all = filterRegistry();
-  return memory_[size_t(std::find(all.begin(), all.end(), &filter) - all.begin())];
-}
+FilterElement& ChainEditor::memory(const FilterInfo& filter) { return memory_[registryIndex(filter)]; }
 
 FilterElement ChainEditor::remembered(const FilterInfo& filter) const {
-  const auto& all = filterRegistry();
-  FilterElement e = memory_[size_t(std::find(all.begin(), all.end(), &filter) - all.begin())];
+  FilterElement e = memory_[registryIndex(filter)];
   e.setEnabled(true);
   return e;
 }

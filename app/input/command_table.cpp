@@ -20,12 +20,6 @@ std::string choices(const OptionInfo& o) {
   return out + "|cycle";
 }
 
-std::string filterNames() {
-  std::string out;
-  for (const FilterInfo* f : filterRegistry()) out += std::string(f->name) + "|";
-  return out + "none|cycle";
-}
-
 std::array<VerbInfo, kVerbCount> makeVerbs() {
   const OptionInfo& k = kKmeansFilter.option(kmeans_option::K);
   const OptionInfo& iterations = kKmeansFilter.option(kmeans_option::Iterations);
@@ -48,7 +42,7 @@ std::array<VerbInfo, kVerbCount> makeVerbs() {
        "next choice or value of a filter option (wrapping); on / off for a switch", nullptr},
       {Verb::Preset, "preset", ArgKind::Name, 0, 0, "preset NAME|cycle",
        "a named chain of the config's [presets] (default: kmeans, blur, none), or the next one", nullptr},
-      {Verb::Mode, "mode", ArgKind::FilterName, 0, 0, "mode " + filterNames(),
+      {Verb::Mode, "mode", ArgKind::FilterName, 0, 0, "mode " + filterNames("|") + "|none|cycle",
        "a one-filter chain (cycle: the next preset)", nullptr},
       {Verb::K, "k", ArgKind::NumberOrStep, int(k.lo), int(k.hi), "k N|+N|-N",
        "the first kmeans's clusters: set " + bounds(k) + ", or step within " + formatOptionValue(k, k.stepLo) + ".." +

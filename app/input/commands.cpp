@@ -126,9 +126,7 @@ void targetArg(std::string_view word, Command& c) {
 }
 
 void filterNameArg(const std::vector<std::string_view>& w, const std::string& name, Command& c) {
-  std::string names;
-  for (const FilterInfo* f : filterRegistry()) names += std::string(f->name) + ", ";
-  const std::string why = name + " must be " + names + "none or cycle";
+  const std::string why = name + " must be " + filterNames(", ") + ", none or cycle";
   if (w.size() != 2) bad(why);
   const std::string v = lower(w[1]);
   if (v == "cycle") {

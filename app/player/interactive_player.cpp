@@ -98,14 +98,14 @@ struct WindowLoop {
       StageStats& row = hud.stage(s);
       if (ms >= 0 || (row.historyMs.size() > 0 && s != Stage::Present)) row.record(std::max(0.f, ms));
     }
+    // Labels, options and enabled flags are fillHud's (the chain in force); the frame
+    // brings its elements' times and metrics.
     const FilterChain& chain = out.params.chain;
     hud.chain.resize(size_t(chain.size()));
     for (int i = 0; i < chain.size(); ++i) {
       const ElementResult& r = out.chain[size_t(i)];
-      HudData::ChainLine& line = hud.chain[size_t(i)];
-      line.label = elementLabel(chain, i);
-      line.metrics = describeMetrics(r);
-      if (r.ms >= 0) hud.element(line.label).record(r.ms);
+      hud.chain[size_t(i)].metrics = describeMetrics(r);
+      if (r.ms >= 0) hud.element(elementLabel(chain, i)).record(r.ms);
     }
     hud.inputWidth = out.frameWidth;
     hud.inputHeight = out.frameHeight;

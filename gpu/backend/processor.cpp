@@ -45,7 +45,8 @@ OutputFrame detail::outputFor(uint64_t ticket, const InputFrame& frame, const Pr
 void detail::checkParams(const ProcessParams& params) {
   for (const FilterElement& e : params.chain) {
     if (!e.valid()) throw std::invalid_argument("chain element without a filter");
-    for (int i = 0; i < e.filter().optionCount; ++i) FilterElement(e).set(i, e.value(i));  // throws when out of bounds
+    for (int i = 0; i < e.filter().optionCount; ++i)
+      if (!optionAccepts(e.filter().option(i), e.value(i))) throw std::invalid_argument(optionBounds(e.filter().option(i)));
   }
   if (!(params.split >= 0.f && params.split <= 1.f)) throw std::invalid_argument("compare split must be 0..1");
 }

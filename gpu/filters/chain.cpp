@@ -63,20 +63,14 @@ std::string optionList(const FilterInfo& f) {
   return out.empty() ? "none" : out;
 }
 
-std::string filterList() {
-  std::string out;
-  for (const FilterInfo* f : filterRegistry()) out += (out.empty() ? "" : ", ") + std::string(f->name);
-  return out;
-}
-
 FilterElement elementOf(Piece p, const ElementDefaults& defaults) {
   p = trimmed(p);
-  if (p.text.empty()) throw ChainError(p.at, "a filter name was expected (" + filterList() + ")");
+  if (p.text.empty()) throw ChainError(p.at, "a filter name was expected (" + filterNames(", ") + ")");
   const size_t eq = p.text.find('=');
   const Piece name = trimmed({p.text.substr(0, eq), p.at});
   const FilterInfo* filter = findFilter(name.text);
   if (!filter)
-    throw ChainError(name.at, "unknown filter '" + std::string(name.text) + "' (filters: " + filterList() + ")");
+    throw ChainError(name.at, "unknown filter '" + std::string(name.text) + "' (filters: " + filterNames(", ") + ")");
   FilterElement e = defaults ? defaults(*filter) : FilterElement(*filter);
   if (eq == std::string_view::npos) return e;
   int next = 0;  // the option a bare value fills

@@ -55,11 +55,13 @@ FilterElement::FilterElement(const FilterInfo& filter) : filter_(&filter) {
   for (int i = 0; i < filter.optionCount; ++i) values_[size_t(i)] = filter.options[i].def;
 }
 
+bool optionAccepts(const OptionInfo& o, double v) {
+  return std::isfinite(v) && v >= o.lo && v <= o.hi && (o.type == OptionType::Float || v == std::floor(v));
+}
+
 void FilterElement::set(int option, double v) {
   const OptionInfo& o = filter_->options[option];
-  const bool whole = o.type != OptionType::Float;
-  if (!std::isfinite(v) || v < o.lo || v > o.hi || (whole && v != std::floor(v)))
-    throw std::invalid_argument(optionBounds(o));
+  if (!optionAccepts(o, v)) throw std::invalid_argument(optionBounds(o));
   values_[size_t(option)] = v;
 }
 
@@ -109,9 +111,7 @@ double parseOptionValue(const OptionInfo& o, std::string_view text) {
   double v = 0;
   const char* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, v);
-  const bool whole = o.type == OptionType::Int;
-  if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(v) || v < o.lo || v > o.hi ||
-      (whole && v != std::floor(v)))
+  if (text.empty() || ec != std::errc() || ptr != end || !optionAccepts(o, v))
     throw std::invalid_argument(optionBounds(o));
   return v;
 }

@@ -140,6 +140,8 @@ class FilterElement {
 std::string formatOptionValue(const OptionInfo& option, double value);
 // Reads option value text; throws std::invalid_argument("k must be 1..32", ...).
 double parseOptionValue(const OptionInfo& option, std::string_view text);
+// Whether `option` takes `value`: finite, within its bounds, whole unless Float.
+bool optionAccepts(const OptionInfo& option, double value);
 // "k must be 1..32" / "border must be zero, replicate, reflect or wrap".
 std::string optionBounds(const OptionInfo& option);
 // What the option takes: "1..32", "zero|replicate|reflect|wrap", "0|1".

@@ -1,5 +1,7 @@
 #include "gpu/filters/registry.h"
 
+#include <algorithm>
+
 #include "gpu/filters/blur/blur_filter.h"
 #include "gpu/filters/kmeans/kmeans_filter.h"
 #include "gpu/filters/median/median_filter.h"
@@ -19,6 +21,17 @@ const FilterInfo* findFilter(std::string_view name) {
   for (const FilterInfo* f : filterRegistry())
     if (name == f->name) return f;
   return nullptr;
+}
+
+size_t registryIndex(const FilterInfo& filter) {
+  const auto& all = filterRegistry();
+  return size_t(std::find(all.begin(), all.end(), &filter) - all.begin());
+}
+
+std::string filterNames(std::string_view separator) {
+  std::string out;
+  for (const FilterInfo* f : filterRegistry()) out += (out.empty() ? "" : std::string(separator)) + f->name;
+  return out;
 }
 
 }  // namespace vp

@@ -3,6 +3,8 @@
 
 #include "gpu/filters/filter.h"
 
+#include <cstddef>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -11,5 +13,9 @@ namespace vp {
 const std::vector<const FilterInfo*>& filterRegistry();
 // The filter called `name`, or nullptr.
 const FilterInfo* findFilter(std::string_view name);
+// Its position in filterRegistry() (tables kept per registered filter are indexed by it).
+size_t registryIndex(const FilterInfo& filter);
+// The registered names joined by `separator`: "kmeans, blur, median".
+std::string filterNames(std::string_view separator);
 
 }  // namespace vp

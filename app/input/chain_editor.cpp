@@ -1,5 +1,6 @@
 #include "app/input/chain_editor.h"
 
+#include "app/input/command_table.h"
 #include "gpu/filters/registry.h"
 
 #include <algorithm>
@@ -11,7 +12,11 @@ namespace {
 
 [[noreturn]] void bad(const std::string& why) { throw std::invalid_argument(why); }
 
-bool isGeneric(const Command& c) { return c.verb == Verb::Set || c.verb == Verb::Add || c.verb == Verb::Cycle; }
+// set / add / cycle, and the shorthands that carry their value as those do (arg, step).
+bool isGeneric(const Command& c) {
+  return c.verb == Verb::Set || c.verb == Verb::Add || c.verb == Verb::Cycle ||
+         verbInfo(c.verb).arg == ArgKind::OptionNumber;
+}
 
 // The option's next value for a set / add / cycle command (or a shorthand's).
 double nextValue(const OptionInfo& o, double old, const Command& c) {
@@ -28,6 +33,7 @@ double nextValue(const OptionInfo& o, double old, const Command& c) {
       if (o.type != OptionType::Float && step != std::floor(step)) bad(std::string(o.name) + " steps by whole numbers");
       return std::clamp(old + step, o.stepLo, o.hi);
     }
+    case Change::Toggle:  // a switch's shorthand (edges-overlay toggle)
     case Change::Cycle:
       switch (o.type) {
         case OptionType::Choice: return std::fmod(old + 1, o.hi + 1);

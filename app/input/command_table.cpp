@@ -1,6 +1,8 @@
 #include "app/input/command_table.h"
 
 #include "gpu/filters/blur/blur_filter.h"
+#include "gpu/filters/edges/edges_filter.h"
+#include "gpu/filters/gauss/gauss_filter.h"
 #include "gpu/filters/kmeans/kmeans_filter.h"
 #include "gpu/filters/median/median_filter.h"
 #include "gpu/filters/registry.h"
@@ -27,6 +29,8 @@ std::array<VerbInfo, kVerbCount> makeVerbs() {
   const OptionInfo& passes = kBlurFilter.option(blur_option::Passes);
   const OptionInfo& border = kBlurFilter.option(blur_option::Border);
   const OptionInfo& medianR = kMedianFilter.option(median_option::Radius);
+  const OptionInfo& sigma = kGaussFilter.option(gauss_option::Sigma);
+  const OptionInfo& threshold = kEdgesFilter.option(edges_option::Threshold);
   return {{
       {Verb::Vf, "vf", ArgKind::VfArgs, 0, 0, "vf set CHAIN|add FILTER|remove N|NAME|toggle N|NAME",
        "edit the filter chain: set replaces it (none: empty), add appends, remove / toggle the N-th element or the "
@@ -60,6 +64,16 @@ std::array<VerbInfo, kVerbCount> makeVerbs() {
        "the first kmeans's maximum iterations per frame, " + bounds(iterations), "kmeans.iterations"},
       {Verb::MedianR, "median-r", ArgKind::NumberOrStep, int(medianR.lo), int(medianR.hi), "median-r N|+N|-N",
        "the first median's radius, " + bounds(medianR), "median.r"},
+      {Verb::Sigma, "sigma", ArgKind::OptionNumber, 0, 0, "sigma N|+N|-N",
+       "the first gauss's sigma in pixels, " + bounds(sigma) + " (decimals allowed; steps stop at " +
+           formatOptionValue(sigma, sigma.stepLo) + ")",
+       "gauss.sigma"},
+      {Verb::EdgesT, "edges-t", ArgKind::OptionNumber, 0, 0, "edges-t N|+N|-N",
+       "the first edges's threshold, " + bounds(threshold) + " (overlay: edges at or above it turn black)",
+       "edges.t"},
+      {Verb::EdgesOverlay, "edges-overlay", ArgKind::OnOffToggle, 0, 0, "edges-overlay [on|off|toggle]",
+       "the first edges's overlay: edges black over the frame (on) or the magnitude as grey (off)",
+       "edges.overlay"},
       {Verb::Compare, "compare", ArgKind::Compare, 0, 0, "compare off|split|side|cycle",
        "compare view: the original left of a line (split) or beside the result (side)", nullptr},
       {Verb::Split, "split", ArgKind::NumberOrStep, 0, kMaxSplitPercent, "split N|+N|-N",
@@ -105,11 +119,19 @@ const std::vector<KeyBinding> kDefaultKeys = {
     {"e", "border cycle", "blur border mode"},
     {"d", "median-r -1", "median radius -1"},
     {"shift+d", "median-r +1", "median radius +1"},
+    {"g", "sigma -0.5", "Gaussian sigma -0.5"},
+    {"shift+g", "sigma +0.5", "Gaussian sigma +0.5"},
+    {"t", "edges-t -10", "edge threshold -10"},
+    {"shift+t", "edges-t +10", "edge threshold +10"},
+    {"o", "edges-overlay toggle", "edges: black over the frame / magnitude"},
     {"m", "preset cycle", "next preset chain (default: kmeans, blur, none)"},
     {"1", "mode kmeans", "chain: K-means"},
     {"2", "mode blur", "chain: box blur"},
     {"3", "mode none", "chain: none (passthrough)"},
     {"4", "mode median", "chain: median"},
+    {"5", "mode gauss", "chain: Gaussian blur"},
+    {"6", "mode edges", "chain: Sobel edges"},
+    {"7", "vf set kmeans=k=6,edges=overlay=1", "chain: cartoon (kmeans, edges overlay)"},
     {"c", "compare cycle", "compare view: off, split, side"},
     {"leftbracket", "split -5", "compare line 5 % left"},
     {"rightbracket", "split +5", "compare line 5 % right"},

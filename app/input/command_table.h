@@ -19,6 +19,7 @@ enum class ArgKind : uint8_t {
   Step,           // +N or -N
   NumberOrStep,   // N within lo..hi, +N or -N
   NumberOrCycle,  // N within lo..hi, or cycle
+  OptionNumber,   // N | +N | -N on the shorthand's option, its own type (decimals for a Float) and bounds
   FilterName,     // a registered filter | none | cycle
   Border,         // zero | replicate | reflect | wrap | cycle
   OptionValue,    // [ELEMENT.]OPTION VALUE

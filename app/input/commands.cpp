@@ -125,6 +125,34 @@ void targetArg(std::string_view word, Command& c) {
   if (dot == 0) bad("an element (N, NAME or NAME#N) was expected before '" + std::string(word) + "'");
 }
 
+// A shorthand's "N" (checked against its option now, so a bad key binding fails at
+// start) or "+N" / "-N", kept as set / add carry them (arg, step).
+void optionNumberArg(const std::vector<std::string_view>& w, const VerbInfo& v, Command& c) {
+  const std::string_view spec = v.option;  // "gauss.sigma"
+  const FilterInfo* filter = findFilter(spec.substr(0, spec.find('.')));
+  const OptionInfo& o = filter->option(filter->optionIndex(std::string(spec.substr(spec.find('.') + 1))));
+  const std::string range = std::string(v.name) + " must be " + optionRange(o) + ", +N or -N";
+  if (w.size() != 2 || w[1].empty()) bad(std::string(v.name) + " takes one number (" + range + ")");
+  std::string_view s = w[1];
+  if (s.front() == '+' || s.front() == '-') {
+    const bool minus = s.front() == '-';
+    s.remove_prefix(1);
+    const char* end = s.data() + s.size();
+    const auto [ptr, ec] = std::from_chars(s.data(), end, c.step);
+    if (s.empty() || ec != std::errc() || ptr != end || !std::isfinite(c.step) || c.step < 0)
+      bad(std::string(v.name) + " step must be +N or -N");
+    if (minus) c.step = -c.step;
+    c.change = Change::Add;
+    return;
+  }
+  try {
+    parseOptionValue(o, std::string(s));
+  } catch (const std::invalid_argument&) {
+    bad(range);
+  }
+  c.change = Change::Set, c.arg = std::string(s);
+}
+
 void filterNameArg(const std::vector<std::string_view>& w, const std::string& name, Command& c) {
   const std::string why = name + " must be " + filterNames(", ") + ", none or cycle";
   if (w.size() != 2) bad(why);
@@ -196,6 +224,7 @@ Command parseWords(const std::vector<std::string_view>& w, std::string_view rest
       if (w.size() == 2 && lower(w[1]) == "cycle") c.change = Change::Cycle;
       else numberArg(w, v.name, v.lo, v.hi, false, c);
       break;
+    case ArgKind::OptionNumber: optionNumberArg(w, v, c); break;
     case ArgKind::FilterName: filterNameArg(w, name, c); break;
     case ArgKind::Border: {
       const OptionInfo& border = kBlurFilter.option(blur_option::Border);
@@ -286,7 +315,10 @@ bool isParamCommand(const Command& c) {
     case Verb::Passes:
     case Verb::Border:
     case Verb::Iterations:
-    case Verb::MedianR: return true;
+    case Verb::MedianR:
+    case Verb::Sigma:
+    case Verb::EdgesT:
+    case Verb::EdgesOverlay: return true;
     default: return false;
   }
 }

@@ -39,6 +39,9 @@ enum class Verb : uint8_t {
   Border,      // border zero|replicate|reflect|wrap|cycle
   Iterations,  // iterations N
   MedianR,     // median-r N | +N | -N: the first median's r
+  Sigma,       // sigma N | +N | -N: the first gauss's sigma (decimals allowed)
+  EdgesT,      // edges-t N | +N | -N: the first edges's threshold
+  EdgesOverlay,  // edges-overlay [on|off|toggle]: the first edges's overlay switch
   Compare,     // compare off|split|side|cycle
   Split,       // split N|+N|-N: the compare line at N % of the width
   Pause,       // pause [on|off|toggle]

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "gpu/filters/blur/blur_filter.h"
+#include "gpu/filters/edges/edges_filter.h"
+#include "gpu/filters/gauss/gauss_filter.h"
 #include "gpu/filters/kmeans/kmeans_filter.h"
 #include "gpu/filters/median/median_filter.h"
 
@@ -13,6 +15,8 @@ const std::vector<const FilterInfo*>& filterRegistry() {
       &kKmeansFilter,
       &kBlurFilter,
       &kMedianFilter,
+      &kGaussFilter,
+      &kEdgesFilter,
   };
   return kFilters;
 }

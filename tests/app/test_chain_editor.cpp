@@ -131,7 +131,10 @@ TEST(ChainEditor, ParsesTheChainVerbs) {
            {"passes cycle", "blur", "passes"},
            {"border reflect", "blur", "border"},
            {"iterations 9", "kmeans", "iterations"},
-           {"median-r 2", "median", "r"}}) {
+           {"median-r 2", "median", "r"},
+           {"sigma 2.5", "gauss", "sigma"},
+           {"edges-t -10", "edges", "t"},
+           {"edges-overlay", "edges", "overlay"}}) {
     c = commandFrom(text);
     EXPECT_EQ(c.target, target) << text;
     EXPECT_EQ(c.option, option) << text;
@@ -200,6 +203,15 @@ TEST(ChainEditor, RefusesBadCommandTextsSayingWhy) {
       {"compare up", "compare must be off, split, side or cycle"},
       {"split 101", "split must be 0..100"},
       {"split", "split takes one number (split must be 0..100, +N or -N)"},
+      {"sigma", "sigma takes one number (sigma must be 0.3..50, +N or -N)"},
+      {"sigma 0.2", "sigma must be 0.3..50, +N or -N"},
+      {"sigma 51", "sigma must be 0.3..50, +N or -N"},
+      {"sigma wide", "sigma must be 0.3..50, +N or -N"},
+      {"sigma +x", "sigma step must be +N or -N"},
+      {"sigma +-1", "sigma step must be +N or -N"},
+      {"edges-t 256", "edges-t must be 0..255, +N or -N"},
+      {"edges-t 2.5", "edges-t must be 0..255, +N or -N"},
+      {"edges-overlay maybe", "edges-overlay takes on, off or toggle"},
   };
   for (const auto& [text, why] : cases) EXPECT_EQ(parseError(text), why) << text;
   EXPECT_FALSE(parseCommand("   "));
@@ -354,6 +366,28 @@ TEST(ChainEditor, ShorthandsActOnTheFirstElementOfTheirFilter) {
   e.apply("vf toggle 1");
   EXPECT_EQ(e.apply("param -1"), "blur#2 r=1");  // the first element that runs
   EXPECT_EQ(e.apply("k 3"), "kmeans#1 k=3");     // a switched-off element is still the first kmeans
+}
+
+// sigma takes decimals (set and steps); edges-t steps within 0..255; edges-overlay switches.
+TEST(ChainEditor, GaussAndEdgesShorthands) {
+  Editing e("gauss,kmeans=k=6,edges");
+  EXPECT_EQ(e.apply("sigma 2.5"), "gauss#1 sigma=2.5");
+  EXPECT_EQ(e.apply("sigma +0.5"), "gauss#1 sigma=3");
+  EXPECT_EQ(e.apply("sigma -10"), "gauss#1 sigma=0.5");  // steps stop at 0.5
+  EXPECT_EQ(e.apply("sigma 0.3"), "gauss#1 sigma=0.3");  // set reaches the whole range
+  EXPECT_EQ(e.apply("sigma +100"), "gauss#1 sigma=50");
+  EXPECT_EQ(e.apply("edges-t +10"), "edges#3 t=90");
+  EXPECT_EQ(e.apply("edges-t -200"), "edges#3 t=0");
+  EXPECT_EQ(e.apply("edges-t 255"), "edges#3 t=255");
+  EXPECT_EQ(e.apply("edges-overlay"), "edges#3 overlay=1");
+  EXPECT_FALSE(e.apply("edges-overlay on"));
+  EXPECT_EQ(e.apply("edges-overlay toggle"), "edges#3 overlay=0");
+  EXPECT_EQ(e.apply("edges-overlay toggle"), "edges#3 overlay=1");
+  EXPECT_EQ(e.apply("edges-overlay off"), "edges#3 overlay=0");
+  EXPECT_EQ(e.chain(), "gauss=sigma=50,kmeans=k=6,edges=t=255");
+  Editing none("blur");
+  EXPECT_EQ(none.apply("sigma 4"), "gauss is not in the chain: sigma=4 kept for it");
+  EXPECT_EQ(none.apply("vf add gauss"), "chain: blur,gauss=sigma=4");
 }
 
 TEST(ChainEditor, ShorthandForAFilterNotInTheChainChangesItsRememberedValues) {

@@ -3,6 +3,8 @@
 #include "support/filter_reference.h"
 
 #include "support/blur_reference.h"
+#include "support/edges_reference.h"
+#include "support/gauss_reference.h"
 #include "support/kmeans_reference.h"
 #include "support/median_reference.h"
 
@@ -53,6 +55,24 @@ ReferenceFrame medianFrame(const HostImage& in, const FilterElement& e) {
   p.border = borderNamed(choiceValue(e, "border"));
   ReferenceFrame out;
   out.rgba = medianFilter(in, p);
+  return out;
+}
+
+ReferenceFrame gaussFrame(const HostImage& in, const FilterElement& e) {
+  GaussParams p;  // a plain struct: gaussFixed's parameters
+  p.sigma = optionValue(e, "sigma");
+  p.border = borderNamed(choiceValue(e, "border"));
+  ReferenceFrame out;
+  out.rgba = gaussFixed(in, p);
+  return out;
+}
+
+ReferenceFrame edgesFrame(const HostImage& in, const FilterElement& e) {
+  EdgesParams p;  // a plain struct: edgesFilter's parameters
+  p.threshold = int(optionValue(e, "t"));
+  p.overlay = optionValue(e, "overlay") != 0;
+  ReferenceFrame out;
+  out.rgba = edgesFilter(in, p);
   return out;
 }
 
@@ -117,6 +137,25 @@ const std::vector<FilterReference>& filterReferences() {
            "median=r=15",                // the 16-bit histograms; windows wider than the small frames
        },
        medianFrame},
+      {"gauss",
+       "RGBA bytes vs gauss.h's fixed point written as plain loops (test_gauss.cpp holds it within 1 level of the double definition); exact",
+       {
+           "gauss",                           // defaults: sigma=2, replicate (the fused path)
+           "gauss=sigma=0.3:border=zero",     // 3 taps, smallest sigma
+           "gauss=sigma=1:border=reflect",    // the 5x5-ish kernel peers offer
+           "gauss=sigma=5.5:border=wrap",     // the two-pass path (R = 17)
+           "gauss=sigma=50",                  // 301 taps: windows wider than the small frames
+       },
+       gaussFrame},
+      {"edges",
+       "RGBA bytes vs the Sobel sums on the luma with clamped coordinates and the magnitude in double; exact",
+       {
+           "edges",                    // defaults: the magnitude as grey
+           "edges=t=0:overlay=1",      // every pixel black
+           "edges=t=80:overlay=1",     // the cartoon outline
+           "edges=t=255:overlay=1",    // only saturated edges
+       },
+       edgesFrame},
   };
   return kReferences;
 }

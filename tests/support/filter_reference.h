@@ -12,6 +12,12 @@
 //   blur    every byte of the RGBA output (alpha included) against naiveBlur
 //           (support/blur_reference.h: the (2r+1)^2 window summed directly per pixel,
 //           the border extension written plainly, round half up, `passes` times).
+//   median  every byte against medianFilter (support/median_reference.h: each channel's
+//           window sorted, the middle sample).
+//   gauss   every byte against gaussFixed (support/gauss_reference.h: gauss.h's fixed
+//           point as plain loops; test_gauss.cpp holds it within 1 level of gaussDouble).
+//   edges   every byte against edgesFilter (support/edges_reference.h: luma, Sobel sums on
+//           clamped coordinates, the rounded square root in double).
 //   kmeans  every byte of the RGBA output, and the metrics iterations, cost (exact) and
 //           reinit = 1, against kmeansReference (support/kmeans_reference.h: textbook
 //           Lloyd in double precision) started from the element's init: uniform, or

@@ -1,0 +1,20 @@
+// Sobel edges as a chain element (`edges=t=80:overlay=0`): its option table and the typed
+// view of an element's values. Kernel and contract: edges.h.
+#pragma once
+
+#include "gpu/filters/edges/edges_params.h"
+#include "gpu/filters/filter.h"
+
+namespace vp {
+
+// Option indices, in table order.
+namespace edges_option {
+enum : int { Threshold, Overlay };
+}
+
+extern const FilterInfo kEdgesFilter;
+
+EdgesParams edgesParamsOf(const FilterElement& element);
+FilterElement edgesElement(const EdgesParams& params);
+
+}  // namespace vp

@@ -1,0 +1,69 @@
+// The edge filter's arithmetic (edges.h), shared by the kernel and its CPU twin: luma,
+// the Sobel magnitude with an exact integer rounded square root, the output pixel, and the
+// argument checks. Integers only.
+#pragma once
+
+#include "gpu/filters/blur/box_blur_math.h"  // checkFilterViews
+#include "gpu/filters/edges/edges.h"
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace vp::edges {
+
+// Y of a pixel word R | G << 8 | B << 16 | A << 24: (2126 R + 7152 G + 722 B + 5000) / 10000.
+__host__ __device__ inline uint32_t lumaOf(uint32_t p) {
+  return (2126u * (p & 0xFFu) + 7152u * ((p >> 8) & 0xFFu) + 722u * ((p >> 16) & 0xFFu) + 5000u) / 10000u;
+}
+
+// round(sqrt(n)) for n <= 65280 (so the result is <= 255): m = floor(sqrt(n)) digit by digit
+// (8 steps, the remainder n - m^2 alongside), then m + 1 when the remainder exceeds m, i.e.
+// n >= m^2 + m + 1 > (m + 1/2)^2.
+__host__ __device__ inline uint32_t roundSqrt65280(uint32_t n) {
+  uint32_t m = 0, rem = n;
+  for (uint32_t bit = 1u << 14; bit != 0; bit >>= 2) {
+    const uint32_t t = m + bit;
+    const bool take = rem >= t;
+    rem = take ? rem - t : rem;
+    m = take ? (m >> 1) + bit : m >> 1;
+  }
+  return m + (rem > m ? 1u : 0u);
+}
+
+// M = min(255, round(sqrt(gx^2 + gy^2))). Past n = 65280 the rounded root is >= 255 (round(sqrt(65280))
+// = 255), so n is clamped there first.
+__host__ __device__ inline uint32_t sobelMagnitude(int gx, int gy) {
+  const uint32_t n = uint32_t(gx * gx + gy * gy);
+  return roundSqrt65280(n < 65280u ? n : 65280u);
+}
+
+// The output pixel word for magnitude m over input pixel word p.
+__host__ __device__ inline uint32_t edgePixel(uint32_t m, uint32_t p, const EdgesParams& params) {
+  const uint32_t alpha = p & 0xFF000000u;
+  if (params.overlay) return m >= uint32_t(params.threshold) ? alpha : p;
+  return m | m << 8 | m << 16 | alpha;
+}
+
+// Gx and Gy from the 3x3 luma neighbourhood y[row][col] (row 0 above, col 0 left).
+__host__ __device__ inline uint32_t sobelAt(const uint32_t (&y)[3][3]) {
+  const int gx = int(y[0][2] + 2 * y[1][2] + y[2][2]) - int(y[0][0] + 2 * y[1][0] + y[2][0]);
+  const int gy = int(y[2][0] + 2 * y[2][1] + y[2][2]) - int(y[0][0] + 2 * y[0][1] + y[0][2]);
+  return sobelMagnitude(gx, gy);
+}
+
+// The checks both backends make; false when there is nothing to do (empty image).
+inline bool checkEdgesArgs(ConstRgbaView in, ConstRgbaView out, const EdgesParams& p, const char* who,
+                           int maxWidth = kMaxEdgesDimension, int maxHeight = kMaxEdgesDimension) {
+  auto fail = [&](const std::string& why) { throw std::invalid_argument(std::string(who) + ": " + why); };
+  if (p.threshold < 0 || p.threshold > kMaxEdgesThreshold)
+    fail("threshold " + std::to_string(p.threshold) + " outside 0.." + std::to_string(kMaxEdgesThreshold));
+  return blur::checkFilterViews(in, out, BorderMode::Replicate, maxWidth, maxHeight, fail);
+}
+
+inline void checkDimensions(int maxWidth, int maxHeight, const char* who) {
+  if (maxWidth < 1 || maxHeight < 1 || maxWidth > kMaxEdgesDimension || maxHeight > kMaxEdgesDimension)
+    throw std::invalid_argument(std::string(who) + ": size outside 1.." + std::to_string(kMaxEdgesDimension));
+}
+
+}  // namespace vp::edges

@@ -1,0 +1,161 @@
+// Gaussian blur on CUDA (gauss.h): the kernels (each a thin wrapper of the per-thread
+// phases in gauss_tiles.h, a barrier between phases), the workspace and the dispatch.
+// The taps travel as kernel parameters (__grid_constant__: read in place from the constant
+// bank, all threads of a warp the same word), recomputed on the host only when sigma
+// changes, so concurrent slots with different sigmas never share a buffer.
+#include "gpu/cuda/cuda_check.h"
+#include "gpu/filters/blur/blur_launch.cuh"
+#include "gpu/filters/gauss/gauss.h"
+#include "gpu/filters/gauss/gauss_math.h"
+#include "gpu/filters/gauss/gauss_tiles.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace vp {
+namespace gauss {
+namespace {
+
+// Fused path: one 64x64 output tile per block (gauss_tiles.h).
+__global__ void __launch_bounds__(kThreads)
+    fusedKernel(ConstRgbaView in, RgbaView out, BorderMode border, const __grid_constant__ GaussTaps rowTaps,
+                const __grid_constant__ GaussTaps columnTaps) {
+  extern __shared__ uint4 fusedSmem[];
+  const FusedBlock b(fusedSmem, FusedLayout(rowTaps.radius), int(blockIdx.x), int(blockIdx.y));
+  fusedStage(b, in, border, int(threadIdx.x));
+  __syncthreads();
+  fusedRows(b, rowTaps, in.width, int(threadIdx.x));
+  __syncthreads();
+  fusedColumns(b, columnTaps, out, int(threadIdx.x));
+}
+
+// Two-pass path, rows: H of `tileRows` rows x kRowCols columns per block.
+__global__ void __launch_bounds__(kThreads)
+    rowKernel(ConstRgbaView in, ImageView<ushort4> sums, BorderMode border, int tileRows,
+              const __grid_constant__ GaussTaps taps) {
+  blur::releaseNextGrid();  // the column kernel may be scheduled now; it waits for this grid to finish
+  extern __shared__ uint4 rowSmem[];
+  const RowBlock b(rowSmem, RowLayout(taps.radius, tileRows), int(blockIdx.x), int(blockIdx.y));
+  rowStage(b, in, border, int(threadIdx.x));
+  __syncthreads();
+  rowSums(b, taps, in.width, in.height, int(threadIdx.x));
+  __syncthreads();
+  rowStore(b, sums, int(threadIdx.x));
+}
+
+// Two-pass path, columns: kColumnCols x kColumnRows outputs per block, from H in global memory.
+__global__ void __launch_bounds__(kThreads)
+    columnKernel(ImageView<const ushort4> sums, RgbaView out, BorderMode border,
+                 const __grid_constant__ GaussTaps taps) {
+  blur::waitForPriorGrid();  // H complete (a no-op when launched without programmatic dependency)
+  columnOutputs(sums, out, taps, border, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));
+}
+
+int blocks(int n, int per) { return (n + per - 1) / per; }
+
+// Allows the fused and row kernels the dynamic shared memory the opt-in limit leaves
+// beside their static part; returns that many bytes.
+size_t prepareKernels(size_t sharedOptin) {
+  size_t usable = sharedOptin;
+  for (const void* k : {reinterpret_cast<const void*>(fusedKernel), reinterpret_cast<const void*>(rowKernel)}) {
+    cudaFuncAttributes attr{};
+    VP_CUDA_CHECK(cudaFuncGetAttributes(&attr, k));
+    usable = std::min(usable, sharedOptin - attr.sharedSizeBytes);
+  }
+  VP_CUDA_CHECK(cudaFuncSetAttribute(fusedKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(usable)));
+  VP_CUDA_CHECK(cudaFuncSetAttribute(rowKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(usable)));
+  return usable;
+}
+
+void launchFused(ConstRgbaView in, RgbaView out, BorderMode border, const GaussTaps& rowTaps,
+                 const GaussTaps& columnTaps, cudaStream_t stream) {
+  const dim3 grid(blocks(in.width, kFusedCols), blocks(in.height, kFusedRows));
+  blur::launch(fusedKernel, grid, dim3(kThreads), FusedLayout(rowTaps.radius).bytes(), stream, false, in, out,
+               border, rowTaps, columnTaps);
+}
+
+void launchTwoPass(ConstRgbaView in, RgbaView out, ImageView<ushort4> sums, BorderMode border,
+                   const GaussTaps& rowTaps, const GaussTaps& columnTaps, size_t sharedOptin, bool pdl,
+                   cudaStream_t stream) {
+  const int tileRows = rowTileRows(rowTaps.radius, sharedOptin);
+  blur::launch(rowKernel, dim3(blocks(in.width, kRowCols), blocks(in.height, tileRows)), dim3(kThreads),
+               RowLayout(rowTaps.radius, tileRows).bytes(), stream, false, in, sums, border, tileRows, rowTaps);
+  const ImageView<const ushort4> rowSums = sums;
+  blur::launch(columnKernel, dim3(blocks(in.width, kColumnCols), blocks(in.height, kColumnRows)), dim3(kThreads),
+               0, stream, pdl, rowSums, out, border, columnTaps);
+}
+
+}  // namespace
+}  // namespace gauss
+
+struct GaussWorkspaceAccess {
+  static const DevicePitchedBuffer& sums(const GaussWorkspace& ws) { return ws.sums_; }
+  static size_t sharedOptin(const GaussWorkspace& ws) { return ws.sharedOptin_; }
+  static bool pdl(const GaussWorkspace& ws) { return ws.pdl_; }
+  // The taps for `sigma`, recomputed on the host only when it differs from the last call's.
+  static void updateTaps(GaussWorkspace& ws, double sigma) {
+    if (ws.sigma_ == sigma) return;
+    ws.rowTaps_ = makeGaussTaps(sigma, kGaussRowBits);
+    ws.columnTaps_ = makeGaussTaps(sigma, kGaussColumnBits);
+    ws.sigma_ = sigma;
+  }
+  static const GaussTaps& rowTaps(const GaussWorkspace& ws) { return ws.rowTaps_; }
+  static const GaussTaps& columnTaps(const GaussWorkspace& ws) { return ws.columnTaps_; }
+};
+
+GaussWorkspace::GaussWorkspace(int maxWidth, int maxHeight) : maxWidth_(maxWidth), maxHeight_(maxHeight) {
+  gauss::checkDimensions(maxWidth, maxHeight, "GaussWorkspace");
+  int device = 0, optin = 0, major = 0;
+  VP_CUDA_CHECK(cudaGetDevice(&device));
+  VP_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  VP_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  pdl_ = major >= 9;
+  sharedOptin_ = gauss::prepareKernels(size_t(optin));
+  if (gauss::RowLayout(kMaxGaussRadius, gauss::kRowTileRows[2]).bytes() > sharedOptin_)
+    throw std::invalid_argument("GaussWorkspace: this device has too little shared memory per block");
+  sums_ = DevicePitchedBuffer(size_t(maxWidth) * sizeof(ushort4), size_t(maxHeight));
+}
+
+GaussPath GaussWorkspace::path(double sigma) const {
+  return gauss::selectGaussPath(gaussRadius(sigma), sharedOptin_);
+}
+
+namespace {
+
+void run(ConstRgbaView in, RgbaView out, const GaussParams& params, const GaussPath* forced, GaussWorkspace& ws,
+         cudaStream_t stream) {
+  if (!gauss::checkGaussArgs(in, out, params, ws.maxWidth(), ws.maxHeight(), "gaussGpu")) return;
+  const int radius = gaussRadius(params.sigma);
+  const size_t optin = GaussWorkspaceAccess::sharedOptin(ws);
+  const GaussPath path = forced ? *forced : gauss::selectGaussPath(radius, optin);
+  if (path == GaussPath::Fused && !gauss::fusedFits(radius, optin))
+    throw std::invalid_argument("gaussGpu: the fused path cannot run radius " + std::to_string(radius) +
+                                " on this device");
+  GaussWorkspaceAccess::updateTaps(ws, params.sigma);
+  const GaussTaps& rowTaps = GaussWorkspaceAccess::rowTaps(ws);
+  const GaussTaps& columnTaps = GaussWorkspaceAccess::columnTaps(ws);
+  if (path == GaussPath::Fused) {
+    gauss::launchFused(in, out, params.border, rowTaps, columnTaps, stream);
+  } else {
+    const DevicePitchedBuffer& buffer = GaussWorkspaceAccess::sums(ws);
+    const ImageView<ushort4> sums{static_cast<ushort4*>(buffer.get()), buffer.pitch(), in.width, in.height};
+    gauss::launchTwoPass(in, out, sums, params.border, rowTaps, columnTaps, optin, GaussWorkspaceAccess::pdl(ws),
+                         stream);
+  }
+}
+
+}  // namespace
+
+void gaussGpu(ConstRgbaView in, RgbaView out, const GaussParams& params, GaussWorkspace& ws, cudaStream_t stream) {
+  run(in, out, params, nullptr, ws, stream);
+}
+
+void detail::gaussGpuWithPath(ConstRgbaView in, RgbaView out, const GaussParams& params, GaussPath path,
+                              GaussWorkspace& ws, cudaStream_t stream) {
+  run(in, out, params, &path, ws, stream);
+}
+
+}  // namespace vp

@@ -1,0 +1,262 @@
+// Sobel edges: the integer luma and rounded square root against double precision over
+// their whole domains, the CPU twin exact against the plain reference (luma, Sobel,
+// magnitude, overlay) at odd sizes, the kernel's index math run block by block on the
+// CPU (bounds-checked, poisoned outputs), the GPU against the twin byte for byte, and the
+// argument checks.
+#include "gpu/filters/edges/edges.h"
+#include "gpu/filters/edges/edges_filter.h"
+#include "gpu/filters/edges/edges_math.h"
+#include "gpu/filters/edges/edges_tiles.h"
+#include "gpu/cuda/cuda_resources.h"
+#include "support/edges_reference.h"
+#include "support/gpu_test.h"
+#include "support/images.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace vp {
+namespace {
+
+std::string describe(int w, int h, const std::string& image, const EdgesParams& p) {
+  return std::to_string(w) + "x" + std::to_string(h) + " " + image + " t=" + std::to_string(p.threshold) +
+         " overlay=" + (p.overlay ? "1" : "0");
+}
+
+uint32_t wordOf(uchar4 v) { return uint32_t(v.x) | uint32_t(v.y) << 8 | uint32_t(v.z) << 16 | uint32_t(v.w) << 24; }
+
+HostImage cpuEdges(const HostImage& in, const EdgesParams& p, EdgesCpuScratch& scratch) {
+  HostImage out(in.width(), in.height());
+  test::poison(out);
+  edgesCpu(in.cview(), out.view(), p, scratch);
+  return out;
+}
+
+// Random, natural, and inputs with edges in every direction and strength.
+HostImage makeCase(const std::string& kind, int w, int h, uint64_t seed) {
+  if (kind == "random") return test::makeRandom(w, h, seed);
+  if (kind == "natural") return test::makeNatural(w, h, seed);
+  HostImage img(w, h);
+  test::SplitMix64 rng(seed);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const uint8_t a = uint8_t(rng.next());
+      uchar4 v{};
+      if (kind == "shapes") {  // a disc and a bar on a ramp: edges at every angle
+        const int dx = x - w / 3, dy = y - h / 2;
+        const bool disc = dx * dx + dy * dy < (w * w + h * h) / 25;
+        const bool bar = x > 2 * w / 3 && x < 2 * w / 3 + 3;
+        v = disc ? make_uchar4(250, 20, 30, a) : bar ? make_uchar4(0, 0, 0, a) : make_uchar4(uint8_t(x), uint8_t(y), 90, a);
+      } else if (kind == "checker") {
+        v = ((x + y) & 1) ? make_uchar4(255, 255, 255, a) : make_uchar4(0, 0, 0, a);
+      } else if (kind == "flat") {
+        v = make_uchar4(40, 200, 7, a);
+      }
+      img.at(x, y) = v;
+    }
+  return img;
+}
+
+TEST(EdgesMath, LumaMatchesTheDefinitionForEveryColour) {
+  for (uint32_t r = 0; r < 256; ++r)
+    for (uint32_t g = 0; g < 256; ++g)
+      for (uint32_t b = 0; b < 256; ++b) {
+        const uchar4 v = make_uchar4(uint8_t(r), uint8_t(g), uint8_t(b), 0);
+        ASSERT_EQ(int(edges::lumaOf(wordOf(v))), test::ref::edgesLuma(v)) << r << "," << g << "," << b;
+      }
+  EXPECT_EQ(edges::lumaOf(0xFFFFFFFFu), 255u);
+  EXPECT_EQ(edges::lumaOf(0u), 0u);
+}
+
+TEST(EdgesMath, RoundedSquareRootIsExact) {
+  for (uint32_t n = 0; n <= 65280; ++n) {
+    const uint32_t m = edges::roundSqrt65280(n);
+    ASSERT_EQ(int(m), test::ref::edgesMagnitude(n)) << n;
+    // The integer rule, spelled out: m^2 - m <= n < m^2 + m + 1 (round half up, no ties).
+    ASSERT_LE(m * m, n + m) << n;
+    ASSERT_LT(n, m * m + m + 1) << n;
+  }
+  for (int gx = -1020; gx <= 1020; ++gx)
+    for (int gy = -1020; gy <= 1020; gy += (gx % 7 == 0 ? 1 : 13))
+      ASSERT_EQ(int(edges::sobelMagnitude(gx, gy)), test::ref::edgesMagnitude(int64_t(gx) * gx + int64_t(gy) * gy))
+          << gx << "," << gy;
+  EXPECT_EQ(edges::sobelMagnitude(1020, 1020), 255u);
+  EXPECT_EQ(edges::sobelMagnitude(0, 0), 0u);
+  EXPECT_EQ(edges::sobelMagnitude(3, 4), 5u);
+}
+
+const std::vector<std::pair<int, int>> kOddSizes = {{1, 1}, {2, 3}, {3, 2}, {17, 9}, {33, 1}, {1, 33}, {64, 48}, {97, 61}};
+const std::vector<EdgesParams> kSettings = {{80, false}, {0, true}, {1, true}, {40, true}, {80, true}, {255, true}};
+
+TEST(EdgesCpu, MatchesReferenceAtOddSizes) {
+  for (auto [w, h] : kOddSizes) {
+    EdgesCpuScratch scratch(w, h);
+    for (const char* image : {"random", "natural", "shapes", "checker", "flat"}) {
+      const HostImage in = makeCase(image, w, h, 3);
+      for (const EdgesParams& p : kSettings) {
+        const test::ImageDiff d = test::compare(cpuEdges(in, p, scratch), test::ref::edgesFilter(in, p));
+        ASSERT_EQ(d.differing, 0u) << describe(w, h, image, p) << ": " << d.first;
+      }
+    }
+  }
+}
+
+TEST(EdgesCpu, FlatImagesHaveNoEdges) {
+  const int w = 23, h = 11;
+  EdgesCpuScratch scratch(w, h);
+  const HostImage flat = makeCase("flat", w, h, 1);
+  const HostImage grey = cpuEdges(flat, EdgesParams{}, scratch);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const uchar4 v = grey.at(x, y);
+      ASSERT_TRUE(v.x == 0 && v.y == 0 && v.z == 0 && v.w == flat.at(x, y).w) << x << "," << y;
+    }
+  EXPECT_EQ(test::compare(cpuEdges(flat, EdgesParams{1, true}, scratch), flat).differing, 0u);  // nothing painted
+  const HostImage black = cpuEdges(flat, EdgesParams{0, true}, scratch);  // t = 0: every pixel is an edge
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) ASSERT_EQ(wordOf(black.at(x, y)), wordOf(flat.at(x, y)) & 0xFF000000u);
+}
+
+// ---- the kernel's tile functions run thread by thread on the host (see test_gauss.cpp's GaussTilesOnHost) ----
+
+HostImage edgesTilesOnHost(const HostImage& in, const EdgesParams& p) {
+  const int w = in.width(), h = in.height();
+  HostImage out(w, h);
+  test::poison(out);
+  for (int by = 0; by < (h + edges::kTileRows - 1) / edges::kTileRows; ++by)
+    for (int bx = 0; bx < (w + edges::kTileCols - 1) / edges::kTileCols; ++bx) {
+      std::vector<uint8_t> smem(edges::kLumaBytes, 0xA5);
+      const edges::EdgesBlock b(smem.data(), bx, by);
+      for (int t = 0; t < edges::kThreads; ++t) edges::edgesStage(b, in.cview(), t);
+      for (int t = 0; t < edges::kThreads; ++t) edges::edgesOutputs(b, in.cview(), out.view(), p, t);
+    }
+  return out;
+}
+
+TEST(EdgesTilesOnHost, KernelMatchesCpuTwin) {
+  std::vector<std::pair<int, int>> sizes = kOddSizes;
+  sizes.insert(sizes.end(), {{32, 32}, {33, 33}, {130, 70}, {333, 197}});
+  for (auto [w, h] : sizes) {
+    EdgesCpuScratch scratch(w, h);
+    for (const char* image : {"random", "shapes"}) {
+      const HostImage in = makeCase(image, w, h, 9);
+      for (const EdgesParams& p : kSettings) {
+        const test::ImageDiff d = test::compare(edgesTilesOnHost(in, p), cpuEdges(in, p, scratch));
+        ASSERT_EQ(d.differing, 0u) << describe(w, h, image, p) << ": " << d.first;
+      }
+    }
+  }
+}
+
+// ---- argument checks ----
+
+template <class Edges>
+void expectArgumentChecks(RgbaView a, RgbaView b, Edges&& edges) {
+  auto run = [&](ConstRgbaView in, RgbaView out, EdgesParams p) { edges(in, out, p); };
+  EXPECT_THROW(run(a, b, EdgesParams{-1}), std::invalid_argument);
+  EXPECT_THROW(run(a, b, EdgesParams{256}), std::invalid_argument);
+  EXPECT_THROW(run(a, a, EdgesParams{}), std::invalid_argument);  // in place
+  RgbaView shifted = a;
+  shifted.data = a.row(1);
+  shifted.height = a.height - 1;
+  RgbaView top = a;
+  top.height = a.height - 1;
+  EXPECT_THROW(run(top, shifted, EdgesParams{}), std::invalid_argument);
+  RgbaView smaller = b;
+  smaller.height -= 1;
+  EXPECT_THROW(run(a, smaller, EdgesParams{}), std::invalid_argument);
+  RgbaView badPitch = b;
+  badPitch.pitch = size_t(b.width) * 4 - 4;
+  EXPECT_THROW(run(a, badPitch, EdgesParams{}), std::invalid_argument);
+  RgbaView null = b;
+  null.data = nullptr;
+  EXPECT_THROW(run(a, null, EdgesParams{}), std::invalid_argument);
+  EXPECT_NO_THROW(run(a, b, EdgesParams{255, true}));
+  RgbaView empty = b;
+  empty.width = 0;
+  RgbaView emptyIn = a;
+  emptyIn.width = 0;
+  EXPECT_NO_THROW(run(emptyIn, empty, EdgesParams{}));
+}
+
+TEST(EdgesArgs, CpuRejectsBadArguments) {
+  HostImage a = test::makeRandom(16, 8, 1), b(16, 8), big(17, 9), big2(17, 9);
+  EdgesCpuScratch scratch(16, 8);
+  expectArgumentChecks(a.view(), b.view(), [&](ConstRgbaView in, RgbaView out, const EdgesParams& p) {
+    edgesCpu(in, out, p, scratch);
+  });
+  EXPECT_THROW(edgesCpu(big.cview(), big2.view(), EdgesParams{}, scratch), std::invalid_argument);
+  EXPECT_THROW(EdgesCpuScratch(0, 5), std::invalid_argument);
+  EXPECT_THROW(EdgesCpuScratch(5, kMaxEdgesDimension + 1), std::invalid_argument);
+}
+
+TEST(EdgesArgs, GpuRejectsBadArguments) {
+  VP_REQUIRE_GPU();
+  DeviceImage a = test::upload(test::makeRandom(16, 8, 1)), b(16, 8);
+  Stream stream;
+  expectArgumentChecks(a.view(), b.view(), [&](ConstRgbaView in, RgbaView out, const EdgesParams& p) {
+    edgesGpu(in, out, p, stream);
+  });
+  stream.synchronize();
+}
+
+// ---- the GPU against the twin ----
+
+TEST(EdgesGpu, MatchesCpuByteForByte) {
+  VP_REQUIRE_GPU();
+  Stream stream;
+  for (auto [w, h] : {std::pair{1, 1}, {17, 9}, {333, 197}, {1921, 1081}, {3840, 2160}}) {
+    EdgesCpuScratch scratch(w, h);
+    DeviceImage out(w, h);
+    for (const char* image : {"random", "natural", "shapes"}) {
+      const HostImage in = makeCase(image, w, h, 31);
+      const DeviceImage din = test::upload(in);
+      for (const EdgesParams& p : kSettings) {
+        test::poison(out);
+        edgesGpu(din.view(), out.view(), p, stream);
+        stream.synchronize();
+        const test::ImageDiff d = test::compare(test::download(out), cpuEdges(in, p, scratch));
+        ASSERT_EQ(d.differing, 0u) << describe(w, h, image, p) << ": " << d.first;
+      }
+    }
+  }
+}
+
+TEST(EdgesGpu, WorksOnSubViews) {
+  VP_REQUIRE_GPU();
+  const int W = 301, H = 157, w = 211, h = 97;
+  const HostImage whole = makeCase("shapes", W, H, 7);
+  const DeviceImage din = test::upload(whole);
+  DeviceImage dout(W, H);
+  test::poison(dout);
+  const ConstRgbaView dinView = din.view();
+  const ConstRgbaView in{dinView.row(13) + 5, din.pitch(), w, h};
+  const RgbaView out{dout.view().row(40) + 61, dout.pitch(), w, h};
+  HostImage sub(w, h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) sub.at(x, y) = whole.at(5 + x, 13 + y);
+  EdgesCpuScratch scratch(w, h);
+  Stream stream;
+  const EdgesParams p{60, true};
+  edgesGpu(in, out, p, stream);
+  stream.synchronize();
+  const HostImage got = test::download(dout), want = cpuEdges(sub, p, scratch);
+  size_t bad = 0;
+  for (int y = 0; y < H; ++y)
+    for (int x = 0; x < W; ++x) {
+      const bool inside = x >= 61 && x < 61 + w && y >= 40 && y < 40 + h;
+      const uchar4 g = got.at(x, y);
+      const uchar4 e =
+          inside ? want.at(x - 61, y - 40) : make_uchar4(test::kPoison, test::kPoison, test::kPoison, test::kPoison);
+      bad += std::memcmp(&g, &e, sizeof g) != 0;
+    }
+  EXPECT_EQ(bad, 0u);
+}
+
+}  // namespace
+}  // namespace vp

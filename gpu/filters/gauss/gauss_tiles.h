@@ -135,38 +135,15 @@ struct FusedBlock {
   }
 };
 
-// Fills tile.at(r, c) = load(r, c) for r < tile.rows, c < tile.cols: a warp per (row,
-// 32-column chunk), kStageBatch loads issued before the first store, so each thread keeps
-// that many global reads in flight (one at a time, the loop's latency chain bounded the
-// staging phase, and with it the kernel, at 1080p).
-constexpr int kStageBatch = 8;
-template <class Load>
-__host__ __device__ inline void stageTile(const Tile<uint32_t>& tile, int t, const Load& load) {
-  const int warp = t / 32, lane = t % 32;
-  const int chunks = (tile.cols + 31) / 32, items = tile.rows * chunks;
-  for (int base = warp; base < items; base += kWarps * kStageBatch) {
-    uint32_t v[kStageBatch];
-    int row[kStageBatch], col[kStageBatch];
-VP_UNROLL
-    for (int k = 0; k < kStageBatch; ++k) {
-      const int item = base + k * kWarps;
-      row[k] = item / chunks;
-      col[k] = (item - row[k] * chunks) * 32 + lane;
-      if (item >= items) col[k] = tile.cols;  // nothing to do
-      v[k] = col[k] < tile.cols ? load(row[k], col[k]) : 0u;
-    }
-VP_UNROLL
-    for (int k = 0; k < kStageBatch; ++k)
-      if (col[k] < tile.cols) tile.at(row[k], col[k]) = v[k];
-  }
-}
-
 __host__ __device__ inline void fusedStage(const FusedBlock& b, ConstRgbaView in, BorderMode border, int t) {
-  stageTile(b.in, t, [&](int r, int c) {
+  const int warp = t / 32, lane = t % 32;
+  for (int r = warp; r < b.in.rows; r += kWarps) {
     const int sy = blur::extendIndex(b.y0 - b.rp + r, in.height, border);
-    const int sx = blur::extendIndex(b.x0 - b.rp + c, in.width, border);
-    return (sx < 0 || sy < 0) ? 0u : tiles::loadPixel(in, sx, sy);
-  });
+    for (int c = lane; c < b.in.cols; c += 32) {
+      const int sx = blur::extendIndex(b.x0 - b.rp + c, in.width, border);
+      b.in.at(r, c) = (sx < 0 || sy < 0) ? 0u : tiles::loadPixel(in, sx, sy);
+    }
+  }
 }
 
 __host__ __device__ inline void fusedRows(const FusedBlock& b, const GaussTaps& taps, int width, int t) {
@@ -260,10 +237,12 @@ struct RowBlock {
 };
 
 __host__ __device__ inline void rowStage(const RowBlock& b, ConstRgbaView in, BorderMode border, int t) {
-  stageTile(b.in, t, [&](int r, int c) {
-    const int sx = blur::extendIndex(b.x0 - b.rp + c, in.width, border);
-    return (sx < 0 || b.y0 + r >= in.height) ? 0u : tiles::loadPixel(in, sx, b.y0 + r);
-  });
+  const int warp = t / 32, lane = t % 32;
+  for (int r = warp; r < b.in.rows && b.y0 + r < in.height; r += kWarps)
+    for (int c = lane; c < b.in.cols; c += 32) {
+      const int sx = blur::extendIndex(b.x0 - b.rp + c, in.width, border);
+      b.in.at(r, c) = sx < 0 ? 0u : tiles::loadPixel(in, sx, b.y0 + r);
+    }
 }
 
 __host__ __device__ inline void rowSums(const RowBlock& b, const GaussTaps& taps, int width, int height, int t) {

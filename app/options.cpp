@@ -123,8 +123,14 @@ void buildCli(CLI::App& app, Options& o, EnumStrings& e) {
       ->check(CLI::IsMember({"processed", "shown"}));
   app.add_option("--backend", e.backend, "auto, cuda or cpu")->check(CLI::IsMember({"auto", "cuda", "cpu"}));
   app.add_option("--streams", o.streams, "Frames in flight (CUDA streams)")->check(CLI::Range(1, 16));
-  app.add_option("--hwdec", o.hwdec, "Hardware decoding: no (default), auto (NVDEC when it can, else software) or nvdec")
+  app.add_option("--hwdec", o.hwdec,
+                 "Hardware decoding: auto (default: NVDEC for the --hwdec-codecs when it can, else software), nvdec "
+                 "(NVDEC or fail) or no")
       ->check(CLI::IsMember({"auto", "nvdec", "no"}));
+  app.add_option("--hwdec-codecs", o.hwdecCodecs,
+                 std::string("Codecs --hwdec auto decodes on NVDEC, FFmpeg's names separated by commas, or all "
+                             "(default ") + kDefaultHwdecCodecs + ": the codecs whose decoding is exact)")
+      ->check([](const std::string& list) { return hwdecCodecsError(list); });
   app.add_option("--gpu", o.gpu, "CUDA device N for processing and decoding (see --list-gpus)")
       ->check(CLI::NonNegativeNumber);
   app.add_flag("--list-gpus", o.listGpus, "List the CUDA devices, then exit");

@@ -7,6 +7,7 @@
 #include "gpu/filters/kmeans/kmeans_filter.h"
 #include "gpu/filters/registry.h"
 #include "gpu/processor.h"
+#include "io/source.h"
 
 #include <cstdint>
 #include <map>
@@ -55,7 +56,8 @@ struct Options {
   std::string outputView = "processed";  // --output-view: what -o and screenshots save (processed | shown)
   Backend backend = Backend::Auto;
   int streams = 3;            // in-flight slots (CUDA streams)
-  std::string hwdec = "no";   // --hwdec auto|nvdec|no: hardware decoding (nvdec keeps frames on the GPU)
+  std::string hwdec = "auto";  // --hwdec auto|nvdec|no: hardware decoding (nvdec keeps frames on the GPU)
+  std::string hwdecCodecs = kDefaultHwdecCodecs;  // --hwdec-codecs: what auto may decode on NVDEC
   int gpu = 0;                // --gpu N: CUDA device for the pipeline and the decoder
   bool listGpus = false;      // --list-gpus: name the CUDA devices, then exit
 

@@ -244,6 +244,8 @@ void FfmpegSource::setUpHardware() {
     why = "frames are turned upright (autorotate) in host memory";
   else if (device_)
     why = "capture devices and lavfi graphs are decoded in software";
+  else if (options_.hwdec == HwDecodeMode::Auto && !hwdecCodecListed(avcodec_get_name(codec_->id), options_.hwdecCodecs))
+    why = std::string(avcodec_get_name(codec_->id)) + " is not in --hwdec-codecs (" + options_.hwdecCodecs + ")";
   else
     why = av::HwDecode::unsupportedReason(codec_);
   if (why.empty()) {

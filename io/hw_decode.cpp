@@ -1,5 +1,7 @@
 #include "io/hw_decode.h"
 
+#include "io/source.h"
+
 extern "C" {
 #include <libavutil/hwcontext.h>
 #include <libavutil/hwcontext_cuda.h>
@@ -9,8 +11,47 @@ extern "C" {
 #include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
+#include <string_view>
+#include <vector>
 
-namespace vp::av {
+namespace vp {
+namespace {
+
+// The comma-separated entries of `list`, blanks around each dropped.
+std::vector<std::string_view> entries(std::string_view list) {
+  std::vector<std::string_view> out;
+  while (true) {
+    const size_t comma = list.find(',');
+    std::string_view e = list.substr(0, comma);
+    while (!e.empty() && e.front() == ' ') e.remove_prefix(1);
+    while (!e.empty() && e.back() == ' ') e.remove_suffix(1);
+    out.push_back(e);
+    if (comma == std::string_view::npos) return out;
+    list.remove_prefix(comma + 1);
+  }
+}
+
+}  // namespace
+
+std::string hwdecCodecsError(std::string_view list) {
+  if (list == "all") return "";
+  for (std::string_view e : entries(list)) {
+    if (e.empty()) return "an empty entry in '" + std::string(list) + "' (codec names separated by commas, or all)";
+    const AVCodecDescriptor* d = avcodec_descriptor_get_by_name(std::string(e).c_str());
+    if (!d || d->type != AVMEDIA_TYPE_VIDEO)
+      return "'" + std::string(e) + "' is not a video codec FFmpeg knows (e.g. h264, hevc, vp9, av1, mpeg2video, mpeg4)";
+  }
+  return "";
+}
+
+bool hwdecCodecListed(std::string_view codec, std::string_view list) {
+  if (list == "all") return true;
+  for (std::string_view e : entries(list))
+    if (e == codec) return true;
+  return false;
+}
+
+namespace av {
 
 HwDecode::HwDecode(int gpu) : device_(gpu) {
   AVBufferRef* ref = av_hwdevice_ctx_alloc(AV_HWDEVICE_TYPE_CUDA);
@@ -93,4 +134,5 @@ bool HwDecode::surfaceFormat(const AVFrame& f, PixelFormat& out) {
   }
 }
 
-}  // namespace vp::av
+}  // namespace av
+}  // namespace vp

@@ -9,6 +9,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace vp {
@@ -20,9 +21,21 @@ class SourceError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Hardware decoding (--hwdec): No = software; Auto = nvdec when the codec, profile and
-// size allow it, else software with one notice; Nvdec = nvdec or a SourceError.
+// Hardware decoding (--hwdec): No = software; Auto = nvdec when the codec is in
+// SourceOptions::hwdecCodecs and its profile and size allow it, else software with one
+// notice; Nvdec = nvdec or a SourceError (whatever the codec list says).
 enum class HwDecodeMode : uint8_t { No, Auto, Nvdec };
+
+// --hwdec-codecs, after mpv's: the codecs `auto` may decode on NVDEC, FFmpeg's names
+// separated by commas, or "all". The default lists the codecs whose decoding the
+// standards make exact, so `auto` never changes a picture; MPEG-1/2, MPEG-4 Part 2 and
+// VC-1 (an inverse DCT with tolerances) decode in software unless listed.
+inline constexpr const char* kDefaultHwdecCodecs = "h264,hevc,vp8,vp9,av1";
+// "" when `list` is "all" or FFmpeg's names of codecs separated by commas, else why not
+// (one line naming the first bad entry).
+std::string hwdecCodecsError(std::string_view list);
+// Whether `codec` (FFmpeg's codec name, "h264") is in a valid `list`.
+bool hwdecCodecListed(std::string_view codec, std::string_view list);
 
 struct SourceOptions {
   std::string url;                 // file path, device ("/dev/video0") or lavfi graph
@@ -42,6 +55,7 @@ struct SourceOptions {
   bool autorotate = true;  // turn frames upright as the stream's display matrix says
   // nvdec leaves frames in device memory (FrameInfo::device); only for the cuda backend.
   HwDecodeMode hwdec = HwDecodeMode::No;
+  std::string hwdecCodecs = kDefaultHwdecCodecs;  // what Auto may decode on NVDEC
   int gpu = 0;            // CUDA device the decoder runs on (the pipeline's)
   int hwHeldFrames = 8;   // surfaces reserved for frames the consumer holds (queue capacity + 2)
   // Audio (files only; io/audio_stream.h): demux the track too when `audio`; audioTrack

@@ -23,12 +23,16 @@ TEST(HwdecOptions, ValuesAndDefaults) {
   Options o;
   int code = -1;
   ASSERT_TRUE(parse({}, o, code));
-  EXPECT_EQ(o.hwdec, "no");  // auto waits for the faults in docs/hardware-decoding.md
+  EXPECT_EQ(o.hwdec, "auto");  // NVDEC for the exact codecs, when there is a GPU
+  EXPECT_EQ(o.hwdecCodecs, "h264,hevc,vp8,vp9,av1");
   EXPECT_EQ(o.gpu, 0);
   EXPECT_FALSE(o.listGpus);
   Options p;
   ASSERT_TRUE(parse({"in.mp4", "--hwdec", "nvdec", "--gpu", "1", "--list-gpus"}, p, code));
   EXPECT_EQ(p.hwdec, "nvdec");
+  Options q;
+  ASSERT_TRUE(parse({"in.mp4", "--hwdec-codecs", "all"}, q, code));
+  EXPECT_EQ(q.hwdecCodecs, "all");
   EXPECT_EQ(p.gpu, 1);
   EXPECT_TRUE(p.listGpus);
 }
@@ -36,6 +40,8 @@ TEST(HwdecOptions, ValuesAndDefaults) {
 TEST(HwdecOptions, BadValuesAreUsageErrors) {
   for (const std::vector<const char*>& args : {std::vector<const char*>{"--hwdec", "cuda"},
                                                std::vector<const char*>{"--hwdec", "nvdec", "--backend", "cpu"},
+                                               std::vector<const char*>{"--hwdec-codecs", "h265"},
+                                               std::vector<const char*>{"--hwdec-codecs", ""},
                                                std::vector<const char*>{"--gpu", "-1"}}) {
     Options o;
     int code = -1;
@@ -51,6 +57,9 @@ TEST(HwdecOptions, SourceOptionsFollowTheBackend) {
   o.gpu = 2;
   EXPECT_EQ(sourceOptionsFrom(o).hwdec, HwDecodeMode::Nvdec);
   EXPECT_EQ(sourceOptionsFrom(o).gpu, 2);
+  EXPECT_EQ(sourceOptionsFrom(o).hwdecCodecs, kDefaultHwdecCodecs);
+  o.hwdecCodecs = "mpeg4";
+  EXPECT_EQ(sourceOptionsFrom(o).hwdecCodecs, "mpeg4");
   EXPECT_EQ(sourceOptionsFrom(o).hwHeldFrames, o.streams + 5);  // the queue's capacity + 2
   o.hwdec = "no";
   EXPECT_EQ(sourceOptionsFrom(o).hwdec, HwDecodeMode::No);

@@ -32,10 +32,12 @@ struct Decoded {
 // Decodes `path` with `mode`, converting each frame to RGBA: device surfaces with the
 // GPU kernel, host frames with the CPU twin (bit-identical to the kernel). After
 // `seekAfter` frames (if >= 0) seeks to `seekUs` once.
-Decoded decode(const std::string& path, HwDecodeMode mode, int seekAfter = -1, int64_t seekUs = 0) {
+Decoded decode(const std::string& path, HwDecodeMode mode, int seekAfter = -1, int64_t seekUs = 0,
+               const std::string& hwdecCodecs = kDefaultHwdecCodecs) {
   SourceOptions o;
   o.url = path;
   o.hwdec = mode;
+  o.hwdecCodecs = hwdecCodecs;
   std::unique_ptr<Source> src = openSource(o);
   FrameQueue queue(4, HostAllocator::plain());
   Decoded d;
@@ -157,6 +159,51 @@ TEST(HwDecode, High444FallsBackToSoftwareOrFailsWhenRequired) {
   EXPECT_NE(required.fatal.find("--hwdec nvdec: NVDEC cannot decode this stream"), std::string::npos)
       << required.fatal;
   EXPECT_EQ(required.fatal.find('\n'), std::string::npos);
+}
+
+// --hwdec-codecs decides what auto puts on NVDEC: MPEG-4 Part 2 (not exact by its
+// standard) stays in software by default and goes to NVDEC when listed; H.264 goes to
+// NVDEC by default and stays in software when the list leaves it out. nvdec ignores the
+// list (the user asked for the hardware).
+TEST(HwDecode, CodecListDecidesWhatAutoDecodesOnNvdec) {
+  VP_REQUIRE_GPU();
+  test::TempDir dir;
+  test::ClipSpec spec;
+  spec.width = 320, spec.height = 240, spec.frames = 6;
+  spec.codec = "mpeg4";
+  const std::string mpeg4 = test::makeClip(dir.file("part2.mp4"), spec);
+  spec.codec = "libx264";
+  const std::string h264 = test::makeClip(dir.file("h264.mp4"), spec);
+  const auto path = [](const std::string& clip, HwDecodeMode mode, const std::string& codecs) {
+    const Decoded d = decode(clip, mode, -1, 0, codecs);
+    EXPECT_TRUE(d.fatal.empty()) << d.fatal;
+    EXPECT_EQ(d.frames.size(), 6u);
+    return d.info.decodePath;
+  };
+  EXPECT_EQ(path(mpeg4, HwDecodeMode::Auto, kDefaultHwdecCodecs), "software");
+  EXPECT_EQ(path(mpeg4, HwDecodeMode::Auto, "all"), "nvdec");
+  EXPECT_EQ(path(mpeg4, HwDecodeMode::Auto, "h264, mpeg4"), "nvdec");
+  EXPECT_EQ(path(mpeg4, HwDecodeMode::Nvdec, "h264"), "nvdec");
+  EXPECT_EQ(path(h264, HwDecodeMode::Auto, kDefaultHwdecCodecs), "nvdec");
+  EXPECT_EQ(path(h264, HwDecodeMode::Auto, "hevc,vp9"), "software");
+}
+
+// The list's syntax: FFmpeg's video codec names separated by commas (blanks allowed), or all.
+TEST(HwDecode, CodecListSyntax) {
+  EXPECT_EQ(hwdecCodecsError(kDefaultHwdecCodecs), "");
+  EXPECT_EQ(hwdecCodecsError("all"), "");
+  EXPECT_EQ(hwdecCodecsError("mpeg2video, mpeg4 ,vc1"), "");
+  EXPECT_EQ(hwdecCodecsError("h265"), "'h265' is not a video codec FFmpeg knows (e.g. h264, hevc, vp9, av1, mpeg2video, mpeg4)");
+  EXPECT_NE(hwdecCodecsError("aac").find("'aac' is not a video codec"), std::string::npos);
+  EXPECT_NE(hwdecCodecsError("h264,,hevc").find("an empty entry"), std::string::npos);
+  EXPECT_NE(hwdecCodecsError("").find("an empty entry"), std::string::npos);
+  EXPECT_TRUE(hwdecCodecListed("av1", kDefaultHwdecCodecs));
+  EXPECT_FALSE(hwdecCodecListed("mpeg4", kDefaultHwdecCodecs));
+  EXPECT_FALSE(hwdecCodecListed("mpeg2video", kDefaultHwdecCodecs));
+  EXPECT_FALSE(hwdecCodecListed("vc1", kDefaultHwdecCodecs));
+  EXPECT_TRUE(hwdecCodecListed("mpeg4", "all"));
+  EXPECT_TRUE(hwdecCodecListed("mpeg4", "h264, mpeg4"));
+  EXPECT_FALSE(hwdecCodecListed("h26", "h264"));
 }
 
 // `path` (3 frames): --hwdec nvdec fails at open with `why`; auto decodes it all in software.

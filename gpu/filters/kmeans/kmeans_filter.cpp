@@ -31,9 +31,11 @@ void reportState(const KmeansState& st, ElementResult& result) {
 // left them for the next frame to warm-start from: no copy on the frame chain).
 struct KmeansSlot {
   DeviceBuffer state{sizeof(KmeansState)};
-  PinnedBuffer host{sizeof(KmeansState)};  // its copy for finish() (iterations, cost)
+  PinnedBuffer host{sizeof(KmeansState)};  // its copy: the next frame's scene-cut test, finish()
   Event centresReady{cudaEventDisableTiming};
+  Event hostReady{cudaEventDisableTiming};  // `host` holds this frame's state
   bool reinit = false;
+  bool observed = true;  // its cost has been fed to the schedule
 };
 
 class GpuKmeans final : public GpuFilter {
@@ -58,6 +60,14 @@ class GpuKmeans final : public GpuFilter {
     KmeansSlot& s = *slots_[size_t(slot)];
     bool warm = true;
     const KmeansParams requested = kmeansParamsOf(element, &warm);  // sets warm: read it after
+    // Frame n warm-starts or re-initialises by frame n-1's cost, as the CPU twin decides
+    // (observe, then next), so every frame's start is a function of the frames alone,
+    // whatever the timing of the slots. The host waits here for frame n-1's K-means (the
+    // GPU runs K-means frames one after another anyway: frame n starts from n-1's
+    // centres); the frame's earlier elements are already queued. A frame that
+    // re-initialises whatever the cost (warm=0) skips the wait: every frame it skips is a
+    // re-initialisation, which resets the schedule's average when it is observed.
+    if (last_ >= 0 && (warm || requested.init == KmeansInit::Warm)) observe(*slots_[size_t(last_)]);
     const KmeansParams kp = schedule_.next(requested, warm, s.reinit);
     result.set("reinit", s.reinit);
     // Warm start: the previous frame's centres, read where that frame left them; nothing
@@ -70,18 +80,28 @@ class GpuKmeans final : public GpuFilter {
     kmeansGpu(in, out, nullptr, s.state.as<KmeansState>(), kp, *ws_, stream, warmFrom);
     s.centresReady.record(stream);
     VP_CUDA_CHECK(cudaMemcpyAsync(s.host.get(), s.state.get(), sizeof(KmeansState), cudaMemcpyDeviceToHost, stream));
+    s.hostReady.record(stream);
+    s.observed = false;
     last_ = slot;
   }
 
   void finish(int slot, ElementResult& result) override {
-    const KmeansSlot& s = *slots_[size_t(slot)];
     KmeansState st;
-    std::memcpy(&st, s.host.get(), sizeof st);
+    std::memcpy(&st, slots_[size_t(slot)]->host.get(), sizeof st);
     reportState(st, result);
-    schedule_.observe(st.cost, pixels_, s.reinit);
   }
 
  private:
+  // Feeds a submitted frame's cost to the schedule once, waiting for it if need be.
+  void observe(KmeansSlot& s) {
+    if (s.observed) return;
+    s.hostReady.synchronize();
+    KmeansState st;
+    std::memcpy(&st, s.host.get(), sizeof st);
+    schedule_.observe(st.cost, pixels_, s.reinit);
+    s.observed = true;
+  }
+
   std::vector<std::unique_ptr<KmeansSlot>> slots_;
   std::unique_ptr<KmeansWorkspace> ws_;  // K-means frames of one element run one after another
   KmeansSchedule schedule_;

@@ -15,8 +15,10 @@ class KmeansSchedule {
   // The parameters to run the next K-means frame with; `reinit` says whether it
   // re-initialises (params.init) rather than warm-starting.
   KmeansParams next(const KmeansParams& requested, bool warmStart, bool& reinit);
-  // Feeds back a finished frame (in submission order): cost per pixel drives the
-  // scene-cut test. A cut found here re-initialises the next submitted frame.
+  // Feeds back frame n's result before next() is asked for frame n + 1 (both backends
+  // do: the GPU waits for frame n's K-means there), so each frame's start is a function
+  // of the frames before it, whatever the timing. Cost per pixel drives the scene-cut
+  // test; a cut found here re-initialises frame n + 1.
   void observe(uint64_t cost, int64_t pixels, bool wasReinit);
   void reset() { *this = KmeansSchedule(); }
 

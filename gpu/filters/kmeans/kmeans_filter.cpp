@@ -4,6 +4,7 @@
 #include "gpu/filters/kmeans/kmeans_schedule.h"
 
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -35,7 +36,14 @@ struct KmeansSlot {
   Event centresReady{cudaEventDisableTiming};
   Event hostReady{cudaEventDisableTiming};  // `host` holds this frame's state
   bool reinit = false;
-  bool observed = true;  // its cost has been fed to the schedule
+};
+
+// A submitted frame whose cost the schedule has not been fed yet.
+struct Unobserved {
+  int slot;
+  bool reinit;
+  bool known;     // finish() has read its cost
+  uint64_t cost;
 };
 
 class GpuKmeans final : public GpuFilter {
@@ -53,6 +61,7 @@ class GpuKmeans final : public GpuFilter {
     pixels_ = int64_t(width) * height;
     last_ = -1;  // new buffers hold no centres: the next frame re-initialises
     schedule_.reset();
+    unobserved_.clear();
   }
 
   void enqueue(int slot, ConstRgbaView in, RgbaView out, const FilterElement& element, ElementResult& result,
@@ -60,14 +69,16 @@ class GpuKmeans final : public GpuFilter {
     KmeansSlot& s = *slots_[size_t(slot)];
     bool warm = true;
     const KmeansParams requested = kmeansParamsOf(element, &warm);  // sets warm: read it after
-    // Frame n warm-starts or re-initialises by frame n-1's cost, as the CPU twin decides
-    // (observe, then next), so every frame's start is a function of the frames alone,
-    // whatever the timing of the slots. The host waits here for frame n-1's K-means (the
-    // GPU runs K-means frames one after another anyway: frame n starts from n-1's
-    // centres); the frame's earlier elements are already queued. A frame that
-    // re-initialises whatever the cost (warm=0) skips the wait: every frame it skips is a
-    // re-initialisation, which resets the schedule's average when it is observed.
-    if (last_ >= 0 && (warm || requested.init == KmeansInit::Warm)) observe(*slots_[size_t(last_)]);
+    // Frame n warm-starts or re-initialises by the costs of frames up to n - 2, as the CPU
+    // twin decides (kmeans_schedule.h), so every frame's start is a function of the
+    // frames alone, whatever the timing of the slots. Feeding frame n - 2 may wait for
+    // its K-means; frame n - 1's waits for it on the GPU, so the GPU stays busy meanwhile.
+    while (unobserved_.size() >= size_t(KmeansSchedule::kDecisionLag)) {
+      Unobserved& u = unobserved_.front();
+      if (!u.known) u.cost = stateOf(*slots_[size_t(u.slot)], true).cost;
+      schedule_.observe(u.cost, pixels_, u.reinit);
+      unobserved_.pop_front();
+    }
     const KmeansParams kp = schedule_.next(requested, warm, s.reinit);
     result.set("reinit", s.reinit);
     // Warm start: the previous frame's centres, read where that frame left them; nothing
@@ -81,25 +92,25 @@ class GpuKmeans final : public GpuFilter {
     s.centresReady.record(stream);
     VP_CUDA_CHECK(cudaMemcpyAsync(s.host.get(), s.state.get(), sizeof(KmeansState), cudaMemcpyDeviceToHost, stream));
     s.hostReady.record(stream);
-    s.observed = false;
+    unobserved_.push_back({slot, s.reinit, false, 0});
     last_ = slot;
   }
 
+  // The slot's frame is done and its slot may be reused after this: keep its cost.
   void finish(int slot, ElementResult& result) override {
-    KmeansState st;
-    std::memcpy(&st, slots_[size_t(slot)]->host.get(), sizeof st);
+    const KmeansState st = stateOf(*slots_[size_t(slot)], false);
     reportState(st, result);
+    for (Unobserved& u : unobserved_)
+      if (u.slot == slot && !u.known) u.known = true, u.cost = st.cost;
   }
 
  private:
-  // Feeds a submitted frame's cost to the schedule once, waiting for it if need be.
-  void observe(KmeansSlot& s) {
-    if (s.observed) return;
-    s.hostReady.synchronize();
+  // The slot's latest frame's state from its host copy (waiting for it first if `wait`).
+  static KmeansState stateOf(const KmeansSlot& s, bool wait) {
+    if (wait) s.hostReady.synchronize();
     KmeansState st;
     std::memcpy(&st, s.host.get(), sizeof st);
-    schedule_.observe(st.cost, pixels_, s.reinit);
-    s.observed = true;
+    return st;
   }
 
   std::vector<std::unique_ptr<KmeansSlot>> slots_;
@@ -107,6 +118,7 @@ class GpuKmeans final : public GpuFilter {
   KmeansSchedule schedule_;
   int64_t pixels_ = 0;
   int last_ = -1;  // slot of the latest frame submitted
+  std::deque<Unobserved> unobserved_;  // submitted frames not yet fed to schedule_, oldest first
 };
 
 class CpuKmeans final : public CpuFilter {

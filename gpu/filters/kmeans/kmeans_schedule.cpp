@@ -5,6 +5,12 @@
 namespace vp {
 
 KmeansParams KmeansSchedule::next(const KmeansParams& requested, bool warmStart, bool& reinit) {
+  while (!pending_.empty() && applied_ <= decided_ - kDecisionLag) {
+    apply(pending_.front());
+    pending_.pop_front();
+    ++applied_;
+  }
+  ++decided_;
   KmeansParams p = requested;
   // init "warm" asks for warm starts always; with nothing to warm from, k-means++ it is.
   reinit = !haveState_ || requested.k != lastK_ || cutPending_ ||
@@ -19,9 +25,13 @@ KmeansParams KmeansSchedule::next(const KmeansParams& requested, bool warmStart,
 }
 
 void KmeansSchedule::observe(uint64_t cost, int64_t pixels, bool wasReinit) {
-  if (pixels <= 0) return;
-  const double perPixel = double(cost) / double(pixels);
-  if (costAverage_ < 0 || wasReinit) {
+  pending_.push_back({cost, pixels, wasReinit});
+}
+
+void KmeansSchedule::apply(const Observation& o) {
+  if (o.pixels <= 0) return;
+  const double perPixel = double(o.cost) / double(o.pixels);
+  if (costAverage_ < 0 || o.wasReinit) {
     costAverage_ = perPixel;
     return;
   }

@@ -1,34 +1,53 @@
 // Chooses, frame by frame, whether K-means warm-starts from the previous frame's
 // centres or re-initialises: on the first frame, after a change of K, after a
-// change of frame size (the backend calls reset()), and after a scene cut (the converged cost per pixel of a frame
-// jumps well above its recent average). Shared by every backend.
+// change of frame size (the backend calls reset()), and after a scene cut (the converged
+// cost per pixel of a frame jumps well above its recent average). Shared by every backend,
+// so both make the same choice for every frame.
 #pragma once
 
 #include "gpu/filters/kmeans/kmeans.h"
 
 #include <cstdint>
+#include <deque>
 
 namespace vp {
 
 class KmeansSchedule {
  public:
+  // Frame n's decision reads the results of frames up to n - kDecisionLag. With a lag of
+  // 2 the GPU backend finds frame n - 2's K-means finished (frame n - 1's waits for it on
+  // the GPU) when it queues frame n, so it seldom waits and never leaves the GPU idle; a
+  // lag of 1 cost 19 % of the 1080p pipeline rate (docs/design/kmeans.md). A cut is then
+  // acted on one frame later than it could be: the second frame after it re-initialises.
+  static constexpr int kDecisionLag = 2;
+
   // The parameters to run the next K-means frame with; `reinit` says whether it
-  // re-initialises (params.init) rather than warm-starting.
+  // re-initialises (params.init) rather than warm-starting. First applies the
+  // observations of frames up to this one minus kDecisionLag (those must have been fed).
   KmeansParams next(const KmeansParams& requested, bool warmStart, bool& reinit);
-  // Feeds back frame n's result before next() is asked for frame n + 1 (both backends
-  // do: the GPU waits for frame n's K-means there), so each frame's start is a function
-  // of the frames before it, whatever the timing. Cost per pixel drives the scene-cut
-  // test; a cut found here re-initialises frame n + 1.
+  // Feeds back the oldest frame not yet observed, in order; any time from its end to the
+  // next() of the frame kDecisionLag after it. Both backends decide the same for every
+  // frame whatever the timing. Cost per pixel drives the scene-cut test.
   void observe(uint64_t cost, int64_t pixels, bool wasReinit);
   void reset() { *this = KmeansSchedule(); }
 
  private:
+  struct Observation {
+    uint64_t cost;
+    int64_t pixels;
+    bool wasReinit;
+  };
+  void apply(const Observation& o);
+
   static constexpr double kCutRatio = 3.0;  // cost jump that counts as a scene cut
   static constexpr double kAverageWeight = 0.2;  // exponential average of cost per pixel
   bool haveState_ = false;    // some earlier K-means frame left centres on the device
   int lastK_ = 0;
   bool cutPending_ = false;   // a scene cut was seen: re-initialise next frame
   double costAverage_ = -1;   // recent cost per pixel; < 0 until the first observation
+  int64_t decided_ = 0;       // frames next() has decided
+  int64_t applied_ = 0;       // observations applied (of frames 0 .. applied_ - 1)
+  std::deque<Observation> pending_;  // fed, not yet applied, oldest first
 };
 
 }  // namespace vp

@@ -1,6 +1,6 @@
 // The input's audio in -o files, end to end through the real vidproc: clips with a beep
-// at each white flash (support/audio_clips.h), checked with ffmpeg / ffprobe as the
-// outside reference. Skips visibly without the ffmpeg programs.
+// at each white flash (support/audio_clips.h, made in-process), checked with ffmpeg /
+// ffprobe as the outside reference. Those checks skip visibly without the ffmpeg programs.
 #include "support/audio_clips.h"
 #include "support/clips.h"
 #include "support/ffmpeg_cli.h"
@@ -18,11 +18,9 @@ using test::TempDir;
 constexpr double kFrame = 1 / test::kClipFps;    // one video frame, s
 constexpr double kAudioFrame = 1024.0 / 48000;  // one AAC frame (the longest here), s
 
-class AudioOutput : public ::testing::Test {
+// Clips and vidproc runs in a temporary folder.
+class AudioFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    if (!test::haveFfmpegCli()) GTEST_SKIP() << "ffmpeg/ffprobe programs not installed (scripts/setup.sh)";
-  }
   std::string clip(const std::string& container, double seconds = 4) {
     const std::string path = dir_.file("in." + (container == "early.mkv" ? std::string("mkv") : container));
     test::makeFlashBeepClip(container, path, seconds);
@@ -34,6 +32,14 @@ class AudioOutput : public ::testing::Test {
     return test::runProgram(test::vidproc(), all, dir_.path(), timeoutS);
   }
   TempDir dir_;
+};
+
+// Tests whose outputs are read by ffmpeg / ffprobe.
+class AudioOutput : public AudioFiles {
+ protected:
+  void SetUp() override {
+    if (!test::haveFfmpegCli()) GTEST_SKIP() << "ffmpeg/ffprobe programs not installed (scripts/setup.sh)";
+  }
 };
 
 struct SyncCase {
@@ -207,10 +213,12 @@ TEST_F(AudioOutput, DamagedAudioPacketsAreSkipped) {
   EXPECT_NEAR(e.videoEnd, 4.0, 1e-3);
 }
 
-// An input with audio and no video stays the clear error it was.
-TEST_F(AudioOutput, AudioOnlyInputIsAnError) {
-  const std::string in = clip("mp4"), audio = dir_.file("audio.m4a");
-  test::ffmpeg({"-i", in, "-vn", "-c", "copy", audio});
+// An input with audio and no video stays the clear error it was (no ffmpeg program needed).
+TEST_F(AudioFiles, AudioOnlyInputIsAnError) {
+  test::AudioSpec aac;  // the flash clips' sound: 4 s of beeps, 48 kHz mono AAC
+  aac.codec = "aac";
+  aac.seconds = 4;
+  const std::string audio = test::makeAudioOnly(dir_.file("audio.m4a"), aac);
   const test::ProgramRun r = vidproc({audio, "-o", dir_.file("x.mp4")});
   EXPECT_EQ(r.exitCode, 1);
   EXPECT_NE(r.err.find("no video stream"), std::string::npos) << r.err;

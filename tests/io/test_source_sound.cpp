@@ -6,7 +6,6 @@
 #include "io/source.h"
 #include "support/audio_clips.h"
 #include "support/clips.h"
-#include "support/ffmpeg_cli.h"
 #include "support/images.h"
 #include "support/threads.h"
 
@@ -50,9 +49,6 @@ class AudioTaker {
 
 class SourceSound : public ::testing::Test {
  protected:
-  void SetUp() override {
-    if (!test::haveFfmpegCli()) GTEST_SKIP() << "ffmpeg/ffprobe programs not installed (scripts/setup.sh)";
-  }
   std::unique_ptr<Source> open(const std::string& path, int64_t maxBytes = 0, bool loop = false) {
     SourceOptions o;
     o.url = path;
@@ -131,8 +127,18 @@ TEST_F(SourceSound, StalledConsumersStopTheDemuxerOnceBothHaveEnough) {
 TEST_F(SourceSound, ByteLimitBoundsTheQueues) {
   test::Watchdog dog(60, "byte limit");
   const std::string path = dir_.file("noise.mp4");
-  test::ffmpeg({"-f", "lavfi", "-i", "testsrc2=s=320x240:r=25:d=8,noise=alls=60:allf=t", "-f", "lavfi", "-i",
-                "sine=f=440:r=48000:d=8", "-c:v", "libx264", "-crf", "10", "-g", "25", "-c:a", "aac", path});
+  test::ClipSpec spec;  // 8 s of 320x240 with fresh noise every frame, nearly lossless; a sine in AAC
+  spec.width = 320;
+  spec.height = 240;
+  spec.fps = 25;
+  spec.frames = 200;
+  spec.picture = test::Picture::Noise;
+  spec.codec = "libx264";
+  spec.crf = 10;
+  spec.gop = 25;
+  spec.audio.codec = "aac";
+  spec.audio.sound = test::Sound::Sine;
+  test::makeClip(path, spec);
   FrameQueue q(3, HostAllocator::plain());
   AudioTaker taker(audio_);
   std::unique_ptr<Source> src = open(path, 300'000);

@@ -1,5 +1,6 @@
 #include "support/audio_clips.h"
 
+#include "support/clips.h"
 #include "support/ffmpeg_cli.h"
 
 #include <algorithm>
@@ -10,16 +11,21 @@
 namespace vp::test {
 namespace {
 
-std::string videoGraph(double seconds) {
-  // Frames 10 and 11 of every 25 (0.40 and 0.44 s of each second) are white.
-  return "color=black:s=160x120:r=25:d=" + std::to_string(seconds) +
-         ",geq=lum='if(lt(mod(N+15,25),2),235,16)':cb=128:cr=128,format=yuv420p";
-}
-
-// A beep from `phase` seconds into every second, 50 ms of 1 kHz.
-std::string audioGraph(double seconds, double phase) {
-  return "aevalsrc='if(lt(mod(t+" + std::to_string(1 - phase) + ",1),0.05),0.8*sin(2*PI*1000*t),0)':s=48000:d=" +
-         std::to_string(seconds);
+// 160x120 at 25 fps, H.264 as the ffmpeg program encodes it by default (preset medium,
+// crf 23: B-frames), a keyframe every second; mono 48 kHz.
+ClipSpec avClip(double seconds, Picture picture, const std::string& audioCodec) {
+  ClipSpec s;
+  s.width = 160;
+  s.height = 120;
+  s.fps = int(kClipFps);
+  s.frames = int(std::lround(seconds * kClipFps));
+  s.picture = picture;
+  s.codec = "libx264";
+  s.preset = "medium";
+  s.crf = 23;
+  s.gop = 25;
+  s.audio.codec = audioCodec;
+  return s;
 }
 
 // Times where `values` (one per frame) rise above `threshold`.
@@ -40,23 +46,24 @@ std::vector<double> rises(const nlohmann::json& frames, const char* tag, double 
 }  // namespace
 
 void makeFlashBeepClip(const std::string& container, const std::string& path, double seconds) {
-  const std::string v = videoGraph(seconds);
-  if (container == "early.mkv") {  // video delayed by 0.6 s: its flashes at 1.0, 2.0 ... s
-    ffmpeg({"-f", "lavfi", "-i", audioGraph(seconds + 0.6, 0.0), "-itsoffset", "0.6", "-f", "lavfi", "-i", v, "-map",
-            "1:v", "-map", "0:a", "-c:v", "libx264", "-g", "25", "-c:a", "aac", path});
-    return;
+  ClipSpec s = avClip(seconds, Picture::Flashes, "aac");
+  s.audio.sound = Sound::Beeps;
+  if (container == "mkv") {
+    s.audio.codec = "pcm_s16le";
+  } else if (container == "avi" || container == "ac3.avi") {
+    s.codec = "mpeg4";
+    s.gop = 0;
+    s.audio.codec = container == "avi" ? "libmp3lame" : "ac3";
+  } else if (container == "ts") {  // a camera's transport stream: HEVC with B-frames, AAC
+    s.codec = "libx265";
+    s.preset = "medium";
+    s.crf = 28;
+  } else if (container == "early.mkv") {  // the video from 0.6 s: its flashes at 1.0, 2.0 ... s
+    s.audio.leadS = 0.6;
+  } else if (container != "mp4") {
+    throw std::invalid_argument("makeFlashBeepClip: unknown container " + container);
   }
-  const std::string a = audioGraph(seconds, 0.4);
-  std::vector<std::string> args = {"-f", "lavfi", "-i", v, "-f", "lavfi", "-i", a};
-  if (container == "mp4") args.insert(args.end(), {"-c:v", "libx264", "-g", "25", "-c:a", "aac"});
-  else if (container == "mkv") args.insert(args.end(), {"-c:v", "libx264", "-g", "25", "-c:a", "pcm_s16le"});
-  else if (container == "avi") args.insert(args.end(), {"-c:v", "mpeg4", "-q:v", "3", "-c:a", "libmp3lame"});
-  else if (container == "ac3.avi") args.insert(args.end(), {"-c:v", "mpeg4", "-q:v", "3", "-c:a", "ac3"});
-  else if (container == "ts")  // a camera's transport stream: HEVC with B-frames, AAC
-    args.insert(args.end(), {"-c:v", "libx265", "-x265-params", "log-level=none:keyint=25", "-c:a", "aac"});
-  else throw std::invalid_argument("makeFlashBeepClip: unknown container " + container);
-  args.push_back(path);
-  ffmpeg(args);
+  makeClip(path, s);
 }
 
 std::string clipLayoutName(int channels) {
@@ -70,24 +77,13 @@ std::string clipLayoutName(int channels) {
 
 void makeMultichannelClip(const std::string& container, int channels, ChannelSignal signal, const std::string& path,
                           double seconds) {
-  std::string exprs;
-  for (int i = 0; i < channels; ++i) {
-    if (i) exprs += "|";
-    if (signal == ChannelSignal::Levels)
-      exprs += std::to_string(0.05 * (i + 1)) + "*sin(2*PI*100*t)";
-    else
-      exprs += "if(between(t," + std::to_string(0.25 * i) + "," + std::to_string(0.25 * i + 0.2) +
-               "),0.5*sin(2*PI*440*t),0)";
-  }
-  const std::string d = std::to_string(seconds);
-  const std::string a = "aevalsrc=exprs='" + exprs + "':c=" + clipLayoutName(channels) + ":s=48000:d=" + d;
-  std::vector<std::string> args = {"-f", "lavfi", "-i", "color=black:s=160x120:r=25:d=" + d, "-f", "lavfi", "-i", a,
-                                   "-c:v", "libx264", "-g", "25"};
-  if (container == "mp4") args.insert(args.end(), {"-c:a", "aac", "-b:a", "512k"});
-  else if (container == "mkv") args.insert(args.end(), {"-c:a", "pcm_s16le"});
+  ClipSpec s = avClip(seconds, Picture::Black, "aac");
+  s.audio.layout = clipLayoutName(channels);
+  s.audio.sound = signal == ChannelSignal::Levels ? Sound::Levels : Sound::Turns;
+  if (container == "mp4") s.audio.bitRate = 512000;
+  else if (container == "mkv") s.audio.codec = "pcm_s16le";
   else throw std::invalid_argument("makeMultichannelClip: unknown container " + container);
-  args.push_back(path);
-  ffmpeg(args);
+  makeClip(path, s);
 }
 
 AudioFormat audioFormat(const std::string& path) {

@@ -1,6 +1,8 @@
 // Clips with a short beep exactly at each white flash, and the measurements that check a
-// file keeps them together: flash and beep onsets, per-packet hashes, stream ends. All
-// through the ffmpeg / ffprobe programs (support/ffmpeg_cli.h), an outside reference.
+// file keeps them together: flash and beep onsets, per-packet hashes, stream ends. The
+// clips are made in-process (makeClip, libavcodec's encoders: no ffmpeg program needed);
+// the measurements go through the ffmpeg / ffprobe programs (support/ffmpeg_cli.h), an
+// outside reference.
 #pragma once
 
 #include <string>
@@ -8,8 +10,8 @@
 
 namespace vp::test {
 
-// 25 fps, 160x120, black with a 2-frame white flash at 0.4, 1.4, 2.4, 3.4 s; a 50 ms
-// 1 kHz beep (48 kHz mono) starting at each flash. `container`: "mp4" (H.264 + AAC),
+// 25 fps, 160x120, black with a 2-frame white flash at 0.4, 1.4, 2.4, 3.4 s (Picture::Flashes);
+// a 50 ms 1 kHz beep (48 kHz mono, Sound::Beeps) starting at each flash. `container`: "mp4" (H.264 + AAC),
 // "mkv" (H.264 + PCM), "avi" (MPEG-4 + MP3), "ac3.avi" (MPEG-4 + AC-3), "ts" (HEVC with
 // B-frames, a keyframe every second, + AAC) or "early.mkv" (H.264 + AAC; the audio starts
 // 0.6 s before the video, with an extra beep in that lead). Written to `path`.

@@ -1,10 +1,11 @@
 #include "support/clips.h"
 
 #include "io/av_util.h"
+#include "support/clip_mux.h"
+#include "support/clips_audio.h"
 #include "support/images.h"
 
 extern "C" {
-#include <libavutil/channel_layout.h>
 #include <libavutil/display.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/opt.h>
@@ -19,19 +20,18 @@ extern "C" {
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
 namespace vp::test {
 namespace {
 
-[[noreturn]] void fail(const std::string& what, int err = 0) {
-  throw std::runtime_error("clips: " + what + (err ? " (" + av::errorText(err) + ")" : ""));
-}
-
-void check(int r, const std::string& what) {
-  if (r < 0) fail(what, r);
-}
+using mux::check;
+using mux::fail;
+using mux::OutputPtr;
+using mux::openOutput;
+using mux::writePackets;
 
 // mjpeg takes full-range yuvj* formats: the yuv*p names map onto them.
 AVPixelFormat encoderPixFmt(const ClipSpec& spec, const std::string& name) {
@@ -72,33 +72,6 @@ av::FramePtr convertedFrame(const ClipSpec& spec, int i, AVPixelFormat fmt) {
   check(av_frame_get_buffer(f.get(), 0), "frame buffer");
   av_image_copy(f->data, f->linesize, const_cast<const uint8_t**>(even->data), even->linesize, fmt, w, h);
   return f;
-}
-
-struct OutputCloser {
-  void operator()(AVFormatContext* c) const {
-    if (c->pb) avio_closep(&c->pb);
-    avformat_free_context(c);
-  }
-};
-using OutputPtr = std::unique_ptr<AVFormatContext, OutputCloser>;
-
-OutputPtr openOutput(const std::string& path) {
-  AVFormatContext* oc = nullptr;
-  check(avformat_alloc_output_context2(&oc, nullptr, nullptr, path.c_str()), "no container for '" + path + "'");
-  return OutputPtr(oc);
-}
-
-void writePackets(AVCodecContext* enc, const AVFrame* frame, AVFormatContext* oc, AVStream* st) {
-  check(avcodec_send_frame(enc, frame), "encode");
-  av::PacketPtr pkt = av::makePacket();
-  for (;;) {
-    const int r = avcodec_receive_packet(enc, pkt.get());
-    if (r == AVERROR(EAGAIN) || r == AVERROR_EOF) return;
-    check(r, "encode");
-    av_packet_rescale_ts(pkt.get(), enc->time_base, st->time_base);
-    pkt->stream_index = st->index;
-    check(av_interleaved_write_frame(oc, pkt.get()), "mux");
-  }
 }
 
 av::CodecPtr openVideoEncoder(const ClipSpec& spec, AVPixelFormat fmt, int w, int h, bool globalHeader) {
@@ -185,7 +158,40 @@ void clipFrameSize(const ClipSpec& spec, int i, int& width, int& height) {
 HostImage clipFrameRgba(const ClipSpec& spec, int i) {
   int w, h;
   clipFrameSize(spec, i, w, h);
-  return makeNatural(w, h, spec.seed, 0.15f * float(i));
+  if (spec.picture == Picture::Black || spec.picture == Picture::Flashes) {
+    const int first = spec.fps * 2 / 5, inSecond = i % spec.fps;  // 0.4 s: frame 10 of 25
+    const bool white = spec.picture == Picture::Flashes && inSecond >= first && inSecond < first + 2;
+    HostImage img(w, h);
+    const uint8_t v = white ? 255 : 0;
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) img.at(x, y) = make_uchar4(v, v, v, 255);
+    return img;
+  }
+  uint64_t seed = spec.seed;
+  bool noise = spec.picture == Picture::Noise, calm = false;
+  if (spec.sceneEvery > 0) {  // a scene cut every sceneEvery frames: a new picture, calm or noisy
+    const int scene = i / spec.sceneEvery;
+    seed += uint64_t(scene) * 7919;
+    noise = noise || scene % 2 == 1;
+    calm = scene % 2 == 0;
+  }
+  HostImage img = makeNatural(w, h, seed, 0.15f * float(i));
+  if (calm)  // a quarter of the contrast around mid grey
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        uchar4& p = img.at(x, y);
+        p = make_uchar4(uint8_t(96 + p.x / 4), uint8_t(96 + p.y / 4), uint8_t(96 + p.z / 4), 255);
+      }
+  if (noise) {  // +-60 levels, as FFmpeg's noise=alls=60:allf=t
+    SplitMix64 rng(seed * 1000003 + uint64_t(i));
+    const auto noisy = [&](unsigned char c) { return uint8_t(std::clamp(int(c) + int(rng.next() % 121) - 60, 0, 255)); };
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        uchar4& p = img.at(x, y);
+        p = make_uchar4(noisy(p.x), noisy(p.y), noisy(p.z), 255);
+      }
+  }
+  return img;
 }
 
 std::vector<uint8_t> clipFrameRaw(const ClipSpec& spec, int i, const std::string& pixFmt) {
@@ -225,21 +231,33 @@ std::string makeClip(const std::string& path, const ClipSpec& spec) {
     if (!m) fail("display matrix");
     av_display_rotation_set(m, spec.rotation);  // as ffmpeg reads it back from mp4/mov: a clockwise turn
   }
+  std::optional<ClipAudioTrack> audio;
+  int64_t videoStartUs = 0;
+  if (!spec.audio.codec.empty()) {
+    audio.emplace(oc.get(), spec.audio, double(spec.frames) / spec.fps);
+    videoStartUs = std::llround(spec.audio.leadS * 1e6);
+    // The ffmpeg program's mux delay (-muxdelay 0.7), which the tests' clips were first
+    // made with: MPEG-TS timestamps then start at 1.4 s, as a camera's do not start at 0.
+    oc->max_delay = 700000;
+  }
   check(avio_open(&oc->pb, path.c_str(), AVIO_FLAG_WRITE), "cannot write '" + path + "'");
   check(avformat_write_header(oc.get(), nullptr), "header");
   for (int i = 0; i < spec.frames; ++i) {
+    // The sound up to the end of this frame first, so the muxer has little to hold back.
+    if (audio) audio->writeUntil(spec.audio.leadS + double(i + 1) / spec.fps);
     int fw, fh;
     clipFrameSize(spec, i, fw, fh);
     if (fw != enc->width || fh != enc->height) {  // a new encoder for the new size, same stream
-      writePackets(enc.get(), nullptr, oc.get(), st);
+      writePackets(enc.get(), nullptr, oc.get(), st, videoStartUs);
       enc = openVideoEncoder(spec, fmt, fw, fh, false);
     }
     av::FramePtr f = convertedFrame(spec, i, fmt);
     f->pts = i;
     if (spec.codec == "mjpeg" || spec.codec == "mpeg4") f->quality = enc->global_quality;
-    writePackets(enc.get(), f.get(), oc.get(), st);
+    writePackets(enc.get(), f.get(), oc.get(), st, videoStartUs);
   }
-  writePackets(enc.get(), nullptr, oc.get(), st);
+  writePackets(enc.get(), nullptr, oc.get(), st, videoStartUs);
+  if (audio) audio->finish();
   check(av_write_trailer(oc.get()), "trailer");
   return path;
 }
@@ -287,44 +305,6 @@ std::string randomBytesFile(const std::string& path, size_t bytes, uint64_t seed
 
 std::string textFile(const std::string& path, const std::string& text) {
   writeFileBytes(path, std::vector<uint8_t>(text.begin(), text.end()));
-  return path;
-}
-
-std::string makeAudioOnly(const std::string& path, double seconds) {
-  av::initLibav();
-  OutputPtr oc = openOutput(path);
-  const bool wav = std::string(oc->oformat->name) == "wav";
-  const AVCodec* codec = avcodec_find_encoder(wav ? AV_CODEC_ID_PCM_S16LE : AV_CODEC_ID_FLAC);
-  if (!codec) fail("no audio encoder");
-  av::CodecPtr c(avcodec_alloc_context3(codec));
-  c->sample_rate = 8000;
-  c->sample_fmt = AV_SAMPLE_FMT_S16;
-  av_channel_layout_default(&c->ch_layout, 1);
-  c->time_base = {1, c->sample_rate};
-  if (oc->oformat->flags & AVFMT_GLOBALHEADER) c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
-  check(avcodec_open2(c.get(), codec, nullptr), "open audio encoder");
-  AVStream* st = avformat_new_stream(oc.get(), nullptr);
-  check(avcodec_parameters_from_context(st->codecpar, c.get()), "codec parameters");
-  st->time_base = c->time_base;
-  check(avio_open(&oc->pb, path.c_str(), AVIO_FLAG_WRITE), "cannot write '" + path + "'");
-  check(avformat_write_header(oc.get(), nullptr), "header");
-  const int total = int(seconds * c->sample_rate);
-  const int chunk = c->frame_size > 0 ? c->frame_size : 1024;
-  for (int done = 0; done < total; done += chunk) {
-    av::FramePtr f = av::makeFrame();
-    f->nb_samples = std::min(chunk, total - done);
-    f->format = c->sample_fmt;
-    f->sample_rate = c->sample_rate;
-    check(av_channel_layout_copy(&f->ch_layout, &c->ch_layout), "layout");
-    check(av_frame_get_buffer(f.get(), 0), "audio buffer");
-    auto* s = reinterpret_cast<int16_t*>(f->data[0]);
-    for (int k = 0; k < f->nb_samples; ++k)
-      s[k] = int16_t(8000 * std::sin(2 * M_PI * 440.0 * (done + k) / c->sample_rate));
-    f->pts = done;
-    writePackets(c.get(), f.get(), oc.get(), st);
-  }
-  writePackets(c.get(), nullptr, oc.get(), st);
-  check(av_write_trailer(oc.get()), "trailer");
   return path;
 }
 

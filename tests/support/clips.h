@@ -46,6 +46,41 @@ class TempDir {
   std::string path_;
 };
 
+// What a clip's frames show.
+enum class Picture {
+  Natural,  // makeNatural, its phase moving with the frame index
+  Black,
+  Flashes,  // black, white for 2 frames from 0.4 s into every second (frames 10 and 11 of
+            // every 25 at 25 fps): with Sound::Beeps, a mark for audio-video sync
+  Noise,    // Natural with strong per-pixel noise, new every frame: large video packets
+};
+
+// What a clip's sound holds, per channel, at time t of the audio's own clock.
+enum class Sound {
+  Beeps,    // 50 ms of 1 kHz at 0.8 from 0.4 s into every second of the video's clock (so
+            // on each flash, and in a lead before the video too), silence between; all channels
+  Sine,     // `frequency` Hz at `amplitude` throughout, all channels
+  Silence,
+  Levels,   // channel c: 100 Hz at 0.05 (c + 1) throughout, so its level names it
+  Turns,    // channel c alone: 440 Hz at 0.5 in [0.25 c, 0.25 c + 0.2) s, else silence
+};
+
+// A clip's audio stream, encoded with libavcodec beside the video.
+struct AudioSpec {
+  std::string codec;            // "" = no audio; aac, ac3, libmp3lame, pcm_s16le, flac, ... (in
+                                // the encoder's first sample format)
+  int sampleRate = 48000;
+  std::string layout = "mono";  // FFmpeg's name: mono, stereo, quad, 5.1, 7.1, ... (Matroska
+                                // stores none for PCM: readers assume the count's default)
+  Sound sound = Sound::Beeps;
+  double frequency = 440;       // Sine
+  double amplitude = 0.125;     // Sine (the level of FFmpeg's sine source)
+  double seconds = -1;          // length; < 0: the video's (frames / fps) plus leadS
+  double leadS = 0;             // the audio starts this long before the video, whose timestamps
+                                // start at leadS
+  int64_t bitRate = 0;          // bits per second; 0: the encoder's default
+};
+
 struct ClipSpec {
   int width = 64;                   // pixels
   int height = 48;
@@ -68,6 +103,12 @@ struct ClipSpec {
   int colorspace = -1;
   int colorTrc = -1;
   int colorPrimaries = -1;
+  Picture picture = Picture::Natural;
+  // > 0: a scene cut every sceneEvery frames, each scene its own seed, calm (a quarter of
+  // the contrast) and noisy (Noise's +-60 levels) in turn, so K-means' cost per pixel
+  // jumps many times over at each cut into a noisy scene.
+  int sceneEvery = 0;
+  AudioSpec audio;                  // no audio unless audio.codec is set
 };
 
 // H.264 High 4:4:4 Predictive, 96x64, 6 frames: a profile NVDEC does not decode.
@@ -75,15 +116,18 @@ ClipSpec high444Spec();
 
 // Size of frame i (the changed size from changeAt on).
 void clipFrameSize(const ClipSpec& spec, int i, int& width, int& height);
-// The RGBA picture of frame i: makeNatural at the frame's size, phase moving with i.
+// The RGBA picture of frame i (spec.picture at the frame's size).
 HostImage clipFrameRgba(const ClipSpec& spec, int i);
+// Sample `index` (from the audio's start) of `channel` of the clip's sound, in [-1, 1].
+float clipAudioSample(const AudioSpec& audio, int channel, int64_t index);
 // Frame i exactly as the encoder receives it: the RGBA picture converted to the
 // encoder's pixel format with swscale (BT.601; limited range for yuv*, full for
 // yuvj* and gray), planes tightly packed (the packing of frameLayout for vp's
 // native formats). `pixFmt` overrides spec.pixFmt when not empty.
 std::vector<uint8_t> clipFrameRaw(const ClipSpec& spec, int i, const std::string& pixFmt = "");
 // Encodes the clip into `path` (container from the extension: .mkv .mp4 .avi .nut
-// .ts ...); returns `path`. Throws std::runtime_error.
+// .ts ...), with spec.audio's stream when it has a codec; returns `path`. Throws
+// std::runtime_error.
 std::string makeClip(const std::string& path, const ClipSpec& spec);
 
 // Bad inputs. Each returns the path it wrote.
@@ -96,8 +140,10 @@ std::string bitFlippedCopy(const std::string& src, const std::string& dst, int f
                            size_t skipBytes = 0);
 std::string randomBytesFile(const std::string& path, size_t bytes, uint64_t seed);
 std::string textFile(const std::string& path, const std::string& text = "not a video, just some notes\n");
-// A sine tone with no video: .wav (pcm_s16le) or .mka (flac).
+// A sine tone with no video: .wav (pcm_s16le) or .mka (flac), 8 kHz mono.
 std::string makeAudioOnly(const std::string& path, double seconds = 0.5);
+// `audio` with no video (its seconds: the length, 1 s when < 0).
+std::string makeAudioOnly(const std::string& path, const AudioSpec& audio);
 
 // A Matroska file whose video codec this libavcodec cannot decode (random
 // packets of the first such codec the muxer takes); returns the codec's name,

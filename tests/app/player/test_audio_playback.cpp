@@ -10,7 +10,6 @@
 #include "app/player/interactive_player.h"
 #include "support/audio_clips.h"
 #include "support/clips.h"
-#include "support/ffmpeg_cli.h"
 
 #include <gtest/gtest.h>
 
@@ -174,8 +173,8 @@ const Beep* nearest(const std::vector<Beep>& heard, int64_t flashUs, int64_t& di
   return best;
 }
 
-// Options that play a clip of `seconds` with a flash and a beep each second (made in `dir`),
-// unprocessed, on the CPU backend.
+// Options that play a clip of `seconds` with a flash and a beep each second (made in `dir`
+// with libavcodec: no ffmpeg program needed), unprocessed, on the CPU backend.
 Options flashClip(const test::TempDir& dir, double seconds) {
   Options options;
   options.input = dir.file("clip.mp4");
@@ -187,7 +186,6 @@ Options flashClip(const test::TempDir& dir, double seconds) {
 }
 
 TEST(AudioPlayback, FlashesAndBeepsStayTogetherThroughSeekPauseVolumeAndMute) {
-  if (!test::haveFfmpegCli()) GTEST_SKIP() << "ffmpeg/ffprobe programs not installed (scripts/setup.sh)";
   test::TempDir dir;
   Options options = flashClip(dir, 10);
   FlashDisplay display;
@@ -246,7 +244,6 @@ TEST(AudioPlayback, FlashesAndBeepsStayTogetherThroughSeekPauseVolumeAndMute) {
 // sound later than the picture (as --audio-delay does from the start); measured on the
 // flashes 2 s and 3 s after it, once caught up.
 TEST(AudioPlayback, AudioDelayPlaysTheSoundLater) {
-  if (!test::haveFfmpegCli()) GTEST_SKIP() << "ffmpeg/ffprobe programs not installed (scripts/setup.sh)";
   test::TempDir dir;
   Options options = flashClip(dir, 4);
   FlashDisplay display;
@@ -272,7 +269,6 @@ TEST(AudioPlayback, AudioDelayPlaysTheSoundLater) {
 // No audio device (a server, CI, a broken sound setup): the video plays on its own clock,
 // every frame, and the run says why there is no sound.
 TEST(AudioPlayback, WithoutADeviceTheVideoPlaysAndSaysWhy) {
-  if (!test::haveFfmpegCli()) GTEST_SKIP() << "ffmpeg/ffprobe programs not installed (scripts/setup.sh)";
   test::TempDir dir;
   Options options = flashClip(dir, 3);
   FlashDisplay display;

@@ -1,9 +1,9 @@
 // The input's audio in -o files, end to end through the real vidproc: clips with a beep
-// at each white flash (support/audio_clips.h, made in-process), checked with ffmpeg /
-// ffprobe as the outside reference. Those checks skip visibly without the ffmpeg programs.
+// at each white flash (support/audio_clips.h, made in-process), checked with FFmpeg's
+// libraries as the outside reference (support/media_probe.h: no ffmpeg program needed).
 #include "support/audio_clips.h"
 #include "support/clips.h"
-#include "support/ffmpeg_cli.h"
+#include "support/media_probe.h"
 #include "support/run_program.h"
 
 #include <gtest/gtest.h>
@@ -34,13 +34,8 @@ class AudioFiles : public ::testing::Test {
   TempDir dir_;
 };
 
-// Tests whose outputs are read by ffmpeg / ffprobe.
-class AudioOutput : public AudioFiles {
- protected:
-  void SetUp() override {
-    if (!test::haveFfmpegCli()) GTEST_SKIP() << "ffmpeg/ffprobe programs not installed (scripts/setup.sh)";
-  }
-};
+// Tests whose outputs are measured (flashes, beeps, packets, stream ends).
+class AudioOutput : public AudioFiles {};
 
 struct SyncCase {
   const char* container;
@@ -186,17 +181,16 @@ TEST_F(AudioOutput, LoopKeepsBothStreamsTogether) {
 // Ctrl-C: the file is finalised with both streams, interleaved, ending together.
 TEST_F(AudioOutput, InterruptLeavesAPlayableFileWithBothStreams) {
   const std::string in = clip("mkv"), out = dir_.file("int.mp4");
-  // SIGINT from the shell after 2 s, as a user's Ctrl-C.
-  const test::ProgramRun r = test::runProgram(
-      "sh", {"-c", test::shellQuote(test::vidproc()) + " --headless --no-progress -y --backend " + test::backend() +
-                       " --mode none --loop -o " + test::shellQuote(out) + " " + test::shellQuote(in) +
-                       " & p=$!; sleep 2; kill -INT $p; wait $p"},
-      dir_.path(), 60);
+  // SIGINT after 2 s, as a user's Ctrl-C.
+  const test::ProgramRun r = test::runProgram(test::vidproc(),
+                                              {"--headless", "--no-progress", "-y", "--backend", test::backend(),
+                                               "--mode", "none", "--loop", "-o", out, in},
+                                              dir_.path(), 60, 2);
   ASSERT_EQ(r.exitCode, 130) << r.err;
   const test::StreamEnds e = test::streamEnds(out);
   ASSERT_EQ(e.audioStreams, 1);
   EXPECT_NEAR(e.audioEnd, e.videoEnd, kAudioFrame);
-  test::ffmpeg({"-i", out, "-f", "null", "-"});  // decodes without an error
+  EXPECT_EQ(test::probe::decodeErrors(out), 0) << "both streams decode without an error";
   EXPECT_LT(test::worstFlashBeepGap(test::flashOnsets(out), test::beepOnsets(out)), kFrame);
 }
 
@@ -204,7 +198,7 @@ TEST_F(AudioOutput, InterruptLeavesAPlayableFileWithBothStreams) {
 // video frame is still written.
 TEST_F(AudioOutput, DamagedAudioPacketsAreSkipped) {
   const std::string in = clip("mp4"), damaged = dir_.file("damaged.mkv"), out = dir_.file("out.mp4");
-  test::ffmpeg({"-i", in, "-c", "copy", "-bsf:a", "noise=amount=8", damaged});
+  test::noisyAudioCopy(in, damaged, 8);
   const test::ProgramRun r = vidproc({damaged, "--mode", "none", "--audio-codec", "aac", "-o", out});
   ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
   EXPECT_NE((r.out + r.err).find("damaged packets skipped"), std::string::npos) << r.out;

@@ -1,12 +1,12 @@
 // Multichannel sound (5.1, 7.1): -o keeps the channels, copied or transcoded, each
-// channel where it was (checked by its level with ffprobe); window playback's decoder
-// and resampler (io/audio_decoder.h) downmix them to a stereo device with every speaker
-// on its side, and lay them out in SDL2's speaker order on a multichannel device.
+// channel where it was (checked by its level, read with FFmpeg's libraries); window
+// playback's decoder and resampler (io/audio_decoder.h) downmix them to a stereo device
+// with every speaker on its side, and lay them out in SDL2's speaker order on a
+// multichannel device.
 #include "io/audio_decoder.h"
 #include "io/source.h"
 #include "support/audio_clips.h"
 #include "support/clips.h"
-#include "support/ffmpeg_cli.h"
 #include "support/run_program.h"
 
 #include <gtest/gtest.h>
@@ -35,8 +35,8 @@ class AudioLayouts : public ::testing::Test {
 // Every case keeps the channel count and each channel's level (within 1 dB: AAC's loss),
 // so no channel was dropped, duplicated or moved.
 TEST_F(AudioLayouts, FilesKeepFiveOneAndSevenOne) {
-  // The clips are made in-process; the outputs' layouts and levels are read by ffprobe.
-  if (!test::haveFfmpegCli()) GTEST_SKIP() << "ffmpeg/ffprobe programs not installed (scripts/setup.sh)";
+  // The clips are made in-process; the outputs' layouts and levels are read with FFmpeg's
+  // libraries (support/media_probe.h), not the project's io/.
   struct Case {
     const char* in;     // container of the input: mp4 = AAC, mkv = PCM
     const char* out;    // output file's extension

@@ -1,7 +1,7 @@
 #include "support/audio_clips.h"
 
 #include "support/clips.h"
-#include "support/ffmpeg_cli.h"
+#include "support/media_probe.h"
 
 #include <algorithm>
 #include <cmath>
@@ -28,19 +28,32 @@ ClipSpec avClip(double seconds, Picture picture, const std::string& audioCodec) 
   return s;
 }
 
-// Times where `values` (one per frame) rise above `threshold`.
-std::vector<double> rises(const nlohmann::json& frames, const char* tag, double threshold) {
+// One measured value at a presentation time (ffprobe's pts_time and a filter's tag).
+struct Reading {
+  bool hasPts = false;
+  double time = 0, value = 0;
+};
+
+// Times where the readings rise above `threshold` (those without a time do not count).
+std::vector<double> rises(const std::vector<Reading>& readings, double threshold) {
   std::vector<double> out;
   bool above = false;
-  for (const auto& f : frames) {
-    if (!f.contains("tags") || !f["tags"].contains(tag) || !f.contains("pts_time")) continue;
-    const std::string text = f["tags"][tag];
-    const double v = text == "-inf" ? -std::numeric_limits<double>::infinity() : std::stod(text);
-    const bool now = v > threshold;
-    if (now && !above) out.push_back(std::stod(f["pts_time"].get<std::string>()));
+  for (const Reading& r : readings) {
+    if (!r.hasPts) continue;
+    const bool now = r.value > threshold;
+    if (now && !above) out.push_back(r.time);
     above = now;
   }
   return out;
+}
+
+double dBFS(double level) { return level > 0 ? 20 * std::log10(level) : -std::numeric_limits<double>::infinity(); }
+
+// The first audio stream's index (ffprobe's -select_streams a:0), -1 without one.
+int firstAudio(const std::vector<probe::Stream>& streams) {
+  for (const probe::Stream& s : streams)
+    if (s.type == "audio") return s.index;
+  return -1;
 }
 
 }  // namespace
@@ -87,37 +100,69 @@ void makeMultichannelClip(const std::string& container, int channels, ChannelSig
 }
 
 AudioFormat audioFormat(const std::string& path) {
-  const auto j = ffprobe(path, {"-select_streams", "a:0", "-show_entries", "stream=codec_name,channels,channel_layout"});
+  const std::vector<probe::Stream> streams = probe::streams(path);
   AudioFormat f;
-  if (j["streams"].empty()) return f;
-  const auto& s = j["streams"][0];
-  f.channels = s.value("channels", 0);
-  f.layout = s.value("channel_layout", std::string("unknown"));
-  f.codec = s.value("codec_name", std::string());
+  const int a = firstAudio(streams);
+  if (a < 0) return f;
+  f.channels = streams[size_t(a)].channels;
+  f.layout = streams[size_t(a)].layout;
+  f.codec = streams[size_t(a)].codec;
   return f;
 }
 
+// As astats' RMS_level over the whole file (amovie=PATH,astats=reset=0).
 std::vector<double> channelLevels(const std::string& path) {
-  const auto j = ffprobe("amovie=" + path + ",astats=metadata=1:reset=0",
-                         {"-f", "lavfi", "-show_entries", "frame_tags"});
+  const probe::DecodedAudio audio = probe::decodeAudio(path);
+  std::vector<double> squares(size_t(audio.channels), 0.0);
+  int64_t count = 0;
+  for (const probe::AudioFrame& f : audio.frames) {
+    for (size_t i = 0; i < f.samples.size(); ++i) squares[i % squares.size()] += double(f.samples[i]) * f.samples[i];
+    count += int64_t(f.samples.size() / squares.size());
+  }
   std::vector<double> out;
-  if (j["frames"].empty()) return out;
-  const auto& tags = j["frames"].back()["tags"];  // reset=0: the last frame has the whole file's levels
-  for (int c = 1; tags.contains("lavfi.astats." + std::to_string(c) + ".RMS_level"); ++c)
-    out.push_back(std::stod(tags["lavfi.astats." + std::to_string(c) + ".RMS_level"].get<std::string>()));
+  for (double sq : squares) out.push_back(dBFS(count ? std::sqrt(sq / double(count)) : 0));
   return out;
 }
 
+// As movie=PATH,signalstats: each frame's mean luma (YAVG).
 std::vector<double> flashOnsets(const std::string& path) {
-  const auto j = ffprobe("movie=" + path + ",signalstats",
-                         {"-f", "lavfi", "-show_entries", "frame=pts_time:frame_tags=lavfi.signalstats.YAVG"});
-  return rises(j["frames"], "lavfi.signalstats.YAVG", 100);
+  std::vector<Reading> r;
+  for (const probe::LumaFrame& f : probe::videoLuma(path)) r.push_back({f.hasPts, f.pts, f.meanLuma});
+  return rises(r, 100);
 }
 
+// As amovie=PATH,aresample=48000,asetnsamples=n=48:p=0,astats=reset=1: the peak of every
+// channel over each 1 ms chunk. A chunk's time is that of its first sample, counted in
+// the decoded frame holding it (so a jump between frames' timestamps shows as in FFmpeg).
 std::vector<double> beepOnsets(const std::string& path) {
-  const auto j = ffprobe("amovie=" + path + ",aresample=48000,asetnsamples=n=48:p=0,astats=metadata=1:reset=1",
-                         {"-f", "lavfi", "-show_entries", "frame=pts_time:frame_tags=lavfi.astats.Overall.Peak_level"});
-  return rises(j["frames"], "lavfi.astats.Overall.Peak_level", -20);
+  constexpr int kRate = 48000, kChunk = 48;
+  const probe::DecodedAudio audio = probe::decodeAudio(path, kRate);
+  std::vector<Reading> r;
+  const size_t ch = size_t(audio.channels);
+  bool hasPts = false;
+  int64_t framePts = 0, frameStart = 0, total = 0;  // in samples
+  double peak = 0;
+  int64_t chunkPts = 0;
+  bool chunkHasPts = false;
+  for (const probe::AudioFrame& f : audio.frames) {
+    const int64_t n = int64_t(f.samples.size() / ch);
+    if (f.hasPts) {  // else it goes on from the last frame's time
+      hasPts = true;
+      framePts = f.pts;
+      frameStart = total;
+    }
+    for (int64_t i = 0; i < n; ++i, ++total) {
+      if (total % kChunk == 0) {
+        chunkHasPts = hasPts;
+        chunkPts = framePts + (total - frameStart);
+        peak = 0;
+      }
+      for (size_t c = 0; c < ch; ++c) peak = std::max(peak, double(std::fabs(f.samples[size_t(i) * ch + c])));
+      if (total % kChunk == kChunk - 1) r.push_back({chunkHasPts, double(chunkPts) / kRate, dBFS(peak)});
+    }
+  }
+  if (total % kChunk != 0) r.push_back({chunkHasPts, double(chunkPts) / kRate, dBFS(peak)});  // p=0: a short last one
+  return rises(r, -20);
 }
 
 double worstFlashBeepGap(const std::vector<double>& flashes, const std::vector<double>& beeps, double offset) {
@@ -131,39 +176,32 @@ double worstFlashBeepGap(const std::vector<double>& flashes, const std::vector<d
 }
 
 std::vector<std::string> audioPacketHashes(const std::string& path) {
-  const auto j = ffprobe(path, {"-select_streams", "a:0", "-show_data_hash", "MD5", "-show_entries", "packet=data_hash"});
+  const int a = firstAudio(probe::streams(path));
   std::vector<std::string> out;
-  for (const auto& p : j["packets"])
-    if (p.contains("data_hash")) out.push_back(p["data_hash"]);
+  for (const probe::Packet& p : probe::packets(path))
+    if (p.stream == a) out.push_back(p.md5);
   return out;
 }
 
+// Packets without a pts or a duration are left out, as ffprobe prints no pts_time /
+// duration_time for them.
 std::vector<PacketTime> audioPacketTimes(const std::string& path) {
-  const auto j = ffprobe(path, {"-select_streams", "a:0", "-show_entries", "packet=pts_time,duration_time"});
+  const int a = firstAudio(probe::streams(path));
   std::vector<PacketTime> out;
-  for (const auto& p : j["packets"])
-    if (p.contains("pts_time") && p.contains("duration_time"))
-      out.push_back({std::stod(p["pts_time"].get<std::string>()), std::stod(p["duration_time"].get<std::string>())});
+  for (const probe::Packet& p : probe::packets(path))
+    if (p.stream == a && p.hasPts && p.duration != 0) out.push_back({p.pts, p.duration});
   return out;
 }
 
 StreamEnds streamEnds(const std::string& path) {
   StreamEnds e;
-  const auto streams = ffprobe(path, {"-show_entries", "stream=codec_type,codec_name"});
-  for (const auto& s : streams["streams"])
-    if (s["codec_type"] == "audio") {
-      if (e.audioStreams++ == 0) e.audioCodec = s["codec_name"];
-    }
-  const auto j = ffprobe(path, {"-show_entries", "packet=stream_index,codec_type,pts_time,duration_time"});
-  const auto time = [](const nlohmann::json& p, const char* key) {
-    return p.contains(key) ? std::stod(p[key].get<std::string>()) : 0.0;
-  };
+  for (const probe::Stream& s : probe::streams(path))
+    if (s.type == "audio" && e.audioStreams++ == 0) e.audioCodec = s.codec;
   e.videoEnd = e.audioEnd = -1e9;
-  for (const auto& p : j["packets"]) {
-    if (!p.contains("pts_time")) continue;
-    if (p["codec_type"] == "video") e.videoEnd = std::max(e.videoEnd, time(p, "pts_time") + 1 / kClipFps);
-    else if (p["codec_type"] == "audio")
-      e.audioEnd = std::max(e.audioEnd, time(p, "pts_time") + time(p, "duration_time"));
+  for (const probe::Packet& p : probe::packets(path)) {
+    if (!p.hasPts) continue;
+    if (p.type == "video") e.videoEnd = std::max(e.videoEnd, p.pts + 1 / kClipFps);
+    else if (p.type == "audio") e.audioEnd = std::max(e.audioEnd, p.pts + p.duration);
   }
   return e;
 }

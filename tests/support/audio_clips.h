@@ -1,8 +1,9 @@
 // Clips with a short beep exactly at each white flash, and the measurements that check a
 // file keeps them together: flash and beep onsets, per-packet hashes, stream ends. The
 // clips are made in-process (makeClip, libavcodec's encoders: no ffmpeg program needed);
-// the measurements go through the ffmpeg / ffprobe programs (support/ffmpeg_cli.h), an
-// outside reference.
+// the measurements read files with FFmpeg's libraries directly (support/media_probe.h: an
+// outside reference, not the project's io/, and no ffmpeg / ffprobe program needed),
+// computing what the ffprobe commands named beside each one report.
 #pragma once
 
 #include <string>
@@ -19,8 +20,9 @@ void makeFlashBeepClip(const std::string& container, const std::string& path, do
 
 constexpr double kClipFps = 25;
 
-// Presentation times (s) where a flash starts (mean luma crosses 100) / a beep starts
-// (the 1 ms peak level crosses -20 dBFS), edit lists and priming applied as players do.
+// Presentation times (s) where a flash starts (mean luma crosses 100: movie,signalstats) /
+// a beep starts (the 1 ms peak level crosses -20 dBFS: amovie,aresample=48000,
+// asetnsamples=48,astats), edit lists and priming applied as players do.
 std::vector<double> flashOnsets(const std::string& path);
 std::vector<double> beepOnsets(const std::string& path);
 
@@ -29,13 +31,14 @@ std::vector<double> beepOnsets(const std::string& path);
 // +inf without beeps.
 double worstFlashBeepGap(const std::vector<double>& flashes, const std::vector<double>& beeps, double offset = 0);
 
-// The first audio stream's packets in file order: start and duration (s).
+// The first audio stream's packets in file order: start and duration (s), as ffprobe's
+// pts_time and duration_time (packets without either left out).
 struct PacketTime {
   double pts = 0, duration = 0;
 };
 std::vector<PacketTime> audioPacketTimes(const std::string& path);
 
-// MD5 of each packet of the first audio stream, in order.
+// MD5 of each packet of the first audio stream, in order ("MD5:<hex>", as ffprobe's data_hash).
 std::vector<std::string> audioPacketHashes(const std::string& path);
 
 // Multichannel audio beside 25 fps black video (160x120), 48 kHz, `seconds` long.
@@ -56,9 +59,11 @@ struct AudioFormat {
   std::string layout, codec;
 };
 AudioFormat audioFormat(const std::string& path);
-// RMS level (dBFS) of each channel of the first audio stream over the whole file.
+// RMS level (dBFS) of each channel of the best audio stream over the whole file (astats'
+// RMS_level).
 std::vector<double> channelLevels(const std::string& path);
 
+// From the packets' timestamps (all streams, pts_time as ffprobe prints it).
 struct StreamEnds {
   double videoEnd = 0;  // last video pts + one frame at kClipFps
   double audioEnd = 0;  // last audio pts + its duration

@@ -138,6 +138,10 @@ std::string truncatedCopy(const std::string& src, const std::string& dst, double
 // `src` with `flips` random bits flipped, leaving the first `skipBytes` (headers) intact.
 std::string bitFlippedCopy(const std::string& src, const std::string& dst, int flips, uint64_t seed,
                            size_t skipBytes = 0);
+// `src` remuxed into `dst` (container from the extension) with every audio packet damaged
+// by FFmpeg's noise bitstream filter (about one byte in `amount` overwritten), the video
+// packets untouched: as ffmpeg -i SRC -c copy -bsf:a noise=amount=AMOUNT DST.
+std::string noisyAudioCopy(const std::string& src, const std::string& dst, int amount = 8);
 std::string randomBytesFile(const std::string& path, size_t bytes, uint64_t seed);
 std::string textFile(const std::string& path, const std::string& text = "not a video, just some notes\n");
 // A sine tone with no video: .wav (pcm_s16le) or .mka (flac), 8 kHz mono.

@@ -20,7 +20,7 @@ std::string shellQuote(const std::string& s) {
 }
 
 ProgramRun runProgram(const std::string& command, const std::vector<std::string>& args,
-                      const std::string& cwd, double timeoutS) {
+                      const std::string& cwd, double timeoutS, double interruptAfterS) {
   TempDir logs;  // outside cwd, so the program's folder holds only what it wrote
   const std::string outPath = logs.file("stdout"), errPath = logs.file("stderr");
   std::string line = "exec " + command;
@@ -41,7 +41,13 @@ ProgramRun runProgram(const std::string& command, const std::vector<std::string>
   ProgramRun r;
   int status = 0;
   const auto deadline = t0 + std::chrono::duration<double>(timeoutS);
+  const auto interruptAt = t0 + std::chrono::duration<double>(interruptAfterS);
+  bool interrupted = interruptAfterS <= 0;
   while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (!interrupted && std::chrono::steady_clock::now() > interruptAt) {
+      kill(pid, SIGINT);  // the program itself (exec'd by the shell), not its whole group
+      interrupted = true;
+    }
     if (std::chrono::steady_clock::now() > deadline) {
       r.timedOut = true;
       kill(-pid, SIGKILL);

@@ -20,9 +20,10 @@ struct ProgramRun {
 
 // Runs `command` (a path, or a command prefix such as ".gpu/run build/vidproc")
 // with `args` (each quoted for the shell) in folder `cwd`; its process group is
-// killed after `timeoutS` seconds. Throws std::runtime_error if it cannot start.
+// killed after `timeoutS` seconds. interruptAfterS > 0: SIGINT (a user's Ctrl-C) goes to
+// the program that long after its start. Throws std::runtime_error if it cannot start.
 ProgramRun runProgram(const std::string& command, const std::vector<std::string>& args,
-                      const std::string& cwd, double timeoutS);
+                      const std::string& cwd, double timeoutS, double interruptAfterS = 0);
 
 // `s` in single quotes for /bin/sh.
 std::string shellQuote(const std::string& s);

@@ -229,7 +229,7 @@ HostImage fusedTilesOnHost(const HostImage& in, const GaussParams& p) {
   const int w = in.width(), h = in.height();
   HostImage out(w, h);
   test::poison(out);
-  for (int by = 0; by < (h + gauss::kFusedRows - 1) / gauss::kFusedRows; ++by)
+  for (int by = 0; by < (h + layout.tileRows - 1) / layout.tileRows; ++by)
     for (int bx = 0; bx < (w + gauss::kFusedCols - 1) / gauss::kFusedCols; ++bx) {
       std::vector<uint4> smem = garbageSmem(layout.bytes());
       const gauss::FusedBlock b(smem.data(), layout, bx, by);

@@ -19,7 +19,7 @@ namespace vp {
 namespace gauss {
 namespace {
 
-// Fused path: one 64x64 output tile per block (gauss_tiles.h).
+// Fused path: one 64-column output tile per block (gauss_tiles.h).
 __global__ void __launch_bounds__(kThreads)
     fusedKernel(ConstRgbaView in, RgbaView out, BorderMode border, const __grid_constant__ GaussTaps rowTaps,
                 const __grid_constant__ GaussTaps columnTaps) {
@@ -72,8 +72,9 @@ size_t prepareKernels(size_t sharedOptin) {
 
 void launchFused(ConstRgbaView in, RgbaView out, BorderMode border, const GaussTaps& rowTaps,
                  const GaussTaps& columnTaps, cudaStream_t stream) {
-  const dim3 grid(blocks(in.width, kFusedCols), blocks(in.height, kFusedRows));
-  blur::launch(fusedKernel, grid, dim3(kThreads), FusedLayout(rowTaps.radius).bytes(), stream, false, in, out,
+  const FusedLayout layout(rowTaps.radius);
+  const dim3 grid(blocks(in.width, kFusedCols), blocks(in.height, layout.tileRows));
+  blur::launch(fusedKernel, grid, dim3(kThreads), layout.bytes(), stream, false, in, out,
                border, rowTaps, columnTaps);
 }
 

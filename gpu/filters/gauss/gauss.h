@@ -21,7 +21,7 @@
 //
 // GPU (docs/design/gauss.md): the taps are computed on the host when sigma changes and
 // passed to the kernels by value (kernel parameters: no device buffer, no copy, no sync).
-// R <= 16: one fused kernel per 64x64 output tile (the input tile and the row sums in shared
+// R <= 16: one fused kernel per 64x32 (R <= 8) or 64x64 output tile (the input tile and the row sums in shared
 // memory); larger R: a row kernel writing H (ushort4 per pixel) and a column kernel reading
 // it. Work is O(R) per pixel: about 3 (R + 1) integer multiply-adds per pixel and pass (the
 // symmetric taps pair up), so the cost grows with sigma.

@@ -66,7 +66,7 @@ inline GaussTaps makeGaussTaps(double sigma, int bits) {
 
 // How the GPU runs one blur (gauss.h; docs/design/gauss.md).
 enum class GaussPath : uint8_t {
-  Fused,    // one kernel: a 64x64 output tile, its input and row sums in shared memory
+  Fused,    // one kernel: a 64x32 or 64x64 output tile, its input and row sums in shared memory
   TwoPass,  // a row kernel writing uint16 row sums (8 bytes a pixel), then a column kernel
 };
 // Largest radius the fused path runs (its halo is the radius rounded up to 4, each side).

@@ -100,7 +100,7 @@ VP_UNROLL
   }
 }
 
-// ---- fused path: one block per kFusedCols x kFusedRows output tile ------------------------
+// ---- fused path: one block per kFusedCols x tileRows output tile --------------------------
 //
 // Phase 1 stages the border-extended input around the tile (rows x cols words, the tile
 // plus rp each side). Phase 2 computes H for every tile row and the tile's columns (a thread:
@@ -109,16 +109,25 @@ VP_UNROLL
 // kOutputs consecutive rows of one column; lanes are consecutive columns) and writes them.
 
 constexpr int kFusedCols = 64;                  // output tile width (a multiple of kOutputs)
-constexpr int kFusedRows = 64;                  // output tile height (a multiple of kOutputs)
+// Output tile height (a multiple of kOutputs): 32 rows where the halo is small (rp <= 8),
+// so that a block's shared memory (33 KB at rp = 4 against 58 KB with 64 rows) lets more
+// blocks share an SM; 64 rows beyond, where a short tile would spend most of its row pass
+// on the halo.
+__host__ __device__ constexpr int fusedTileRows(int rp) { return rp <= 8 ? 32 : 64; }
 constexpr int kFusedHStride = kFusedCols + 1;   // uint2 per H-tile row: odd, conflict-free stores
 
 struct FusedLayout {
   int rp;        // halo each side: paddedRadius(R)
-  int rows;      // input-tile and H-tile rows: kFusedRows + 2 rp
+  int tileRows;  // output rows per block: fusedTileRows(rp)
+  int rows;      // input-tile and H-tile rows: tileRows + 2 rp
   int cols;      // input-tile columns: kFusedCols + 2 rp
   int inStride;  // words per input-tile row: cols made odd
   __host__ __device__ explicit FusedLayout(int radius)
-      : rp(paddedRadius(radius)), rows(kFusedRows + 2 * rp), cols(kFusedCols + 2 * rp), inStride(cols | 1) {}
+      : rp(paddedRadius(radius)),
+        tileRows(fusedTileRows(rp)),
+        rows(tileRows + 2 * rp),
+        cols(kFusedCols + 2 * rp),
+        inStride(cols | 1) {}
   __host__ __device__ size_t hOffset() const { return (size_t(rows) * inStride * 4 + 15) & ~size_t(15); }
   // Dynamic shared memory of a block, bytes.
   __host__ __device__ size_t bytes() const { return hOffset() + size_t(rows) * kFusedHStride * sizeof(uint2); }
@@ -127,9 +136,9 @@ struct FusedLayout {
 struct FusedBlock {
   Tile<uint32_t> in;  // input words of (x0 - rp + c, y0 - rp + r), border-extended
   Tile<uint2> h;      // H (rg, b) of (x0 + c, y0 - rp + r)
-  int rp, x0, y0;
+  int rp, tileRows, x0, y0;
   __host__ __device__ FusedBlock(void* smem, const FusedLayout& l, int bx, int by)
-      : rp(l.rp), x0(bx * kFusedCols), y0(by * kFusedRows) {
+      : rp(l.rp), tileRows(l.tileRows), x0(bx * kFusedCols), y0(by * l.tileRows) {
     in = {static_cast<uint32_t*>(smem), l.rows, l.cols, l.inStride};
     h = {reinterpret_cast<uint2*>(static_cast<char*>(smem) + l.hOffset()), l.rows, kFusedCols, kFusedHStride};
   }
@@ -163,8 +172,8 @@ VP_UNROLL
 }
 
 __host__ __device__ inline void fusedColumns(const FusedBlock& b, const GaussTaps& taps, RgbaView out, int t) {
-  constexpr int kItems = kFusedCols * (kFusedRows / kOutputs);
-  for (int item = t; item < kItems; item += kThreads) {
+  const int items = kFusedCols * (b.tileRows / kOutputs);
+  for (int item = t; item < items; item += kThreads) {
     const int c = item % kFusedCols, g = item / kFusedCols;
     const int x = b.x0 + c, y0 = b.y0 + g * kOutputs;
     if (x >= out.width || y0 >= out.height) continue;

@@ -10,7 +10,7 @@
 #include "app/player/benchmark_modes.h"
 #include "gpu/cuda/cuda_devices.h"
 #include "gpu/cuda/device_info.h"
-#include "io/input_devices.h"
+#include "io/capture/input_devices.h"
 #include "io/source.h"
 
 #include <spdlog/spdlog.h>

@@ -32,7 +32,7 @@ struct LogTap {
   static constexpr uint32_t kMagic = 0x76704c54;  // "vpLT": recognises our opaque pointers
   uint32_t magic = kMagic;
   std::atomic<int64_t> errors{0};
-  void* hw = nullptr;  // the HwDecode whose get_format serves this decoder (io/hw_decode.h)
+  void* hw = nullptr;  // the HwDecode whose get_format serves this decoder (io/video/hw_decode.h)
 };
 
 struct FormatInputDeleter {

@@ -1,7 +1,7 @@
 // A video source: opens an input, runs a decode thread that fills a FrameQueue.
 #pragma once
 
-#include "io/audio_stream.h"
+#include "io/audio/audio_stream.h"
 #include "io/frame_queue.h"
 
 #include <cstdint>
@@ -58,12 +58,12 @@ struct SourceOptions {
   std::string hwdecCodecs = kDefaultHwdecCodecs;  // what Auto may decode on NVDEC
   int gpu = 0;            // CUDA device the decoder runs on (the pipeline's)
   int hwHeldFrames = 8;   // surfaces reserved for frames the consumer holds (queue capacity + 2)
-  // Audio (files only; io/audio_stream.h): demux the track too when `audio`; audioTrack
+  // Audio (files only; io/audio/audio_stream.h): demux the track too when `audio`; audioTrack
   // < 0 picks the best one, N the N-th audio stream (from 0).
   bool audio = false;
   int audioTrack = -1;
   // With sound, the bytes the audio and video packet queues may hold together before the
-  // demuxer waits (ffplay's MAX_QUEUE_SIZE; io/video_packet_queue.h).
+  // demuxer waits (ffplay's MAX_QUEUE_SIZE; io/source/video_packet_queue.h).
   int64_t maxQueuedBytes = int64_t(15) * 1024 * 1024;
 };
 

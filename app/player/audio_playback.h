@@ -1,4 +1,4 @@
-// The window player's sound: the track decoded on its own thread (io/audio_decoder.h),
+// The window player's sound: the track decoded on its own thread (io/audio/audio_decoder.h),
 // played through an AudioOutput, and the audio clock the session makes its master
 // (FramePacer::setMaster), after ffplay's audio clock: at each device callback, the time
 // of the first sample handed over, minus the device's buffer still to play before it,
@@ -7,7 +7,7 @@
 
 #include "app/player/audio_output.h"
 #include "app/player/clock.h"
-#include "io/audio_decoder.h"
+#include "io/audio/audio_decoder.h"
 
 #include <atomic>
 #include <cstdint>

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "gpu/processor.h"
-#include "io/encoder_sink.h"
+#include "io/output/encoder_sink.h"
 
 #include <memory>
 

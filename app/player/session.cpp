@@ -6,7 +6,7 @@
 #include "app/options.h"
 #include "app/player/source_setup.h"
 #include "app/player/stats.h"
-#include "io/png_writer.h"
+#include "io/output/png_writer.h"
 
 #include <spdlog/spdlog.h>
 

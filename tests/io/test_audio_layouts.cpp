@@ -1,9 +1,9 @@
 // Multichannel sound (5.1, 7.1): -o keeps the channels, copied or transcoded, each
 // channel where it was (checked by its level, read with FFmpeg's libraries); window
-// playback's decoder and resampler (io/audio_decoder.h) downmix them to a stereo device
+// playback's decoder and resampler (io/audio/audio_decoder.h) downmix them to a stereo device
 // with every speaker on its side, and lay them out in SDL2's speaker order on a
 // multichannel device.
-#include "io/audio_decoder.h"
+#include "io/audio/audio_decoder.h"
 #include "io/source.h"
 #include "support/audio_clips.h"
 #include "support/clips.h"

@@ -1,5 +1,5 @@
 // EncoderSink: round trips through openSource, lossless RGB, timing, file handling.
-#include "io/encoder_sink.h"
+#include "io/output/encoder_sink.h"
 #include "io/source.h"
 #include "support/clips.h"
 #include "support/color_reference.h"

@@ -1,5 +1,5 @@
 // PNG screenshots: written through libavcodec, read back through openSource (image2).
-#include "io/png_writer.h"
+#include "io/output/png_writer.h"
 #include "io/source.h"
 #include "support/clips.h"
 #include "support/images.h"

@@ -1,6 +1,6 @@
 // SeekLanding: the verdicts on the video packets read after a seek in a container
-// without an index (io/seek_landing.h).
-#include "io/seek_landing.h"
+// without an index (io/source/seek_landing.h).
+#include "io/source/seek_landing.h"
 
 #include <gtest/gtest.h>
 

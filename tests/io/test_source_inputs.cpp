@@ -1,8 +1,8 @@
 // FfmpegSource on bad, damaged and in-memory inputs: clear errors, truncated and bit-flipped
 // streams, memory input, frames too large.
-#include "io/color_report.h"
-#include "io/pixel_format_map.h"
-#include "io/rotate.h"
+#include "io/video/color_report.h"
+#include "io/video/pixel_format_map.h"
+#include "io/video/rotate.h"
 #include "io/source.h"
 #include "support/source_test_util.h"
 #include "support/clips.h"

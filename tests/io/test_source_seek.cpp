@@ -1,8 +1,8 @@
 // FfmpegSource on clips encoded by the test itself: size changes, loop, seek (serials and
 // landing), live inputs, stop at any moment.
-#include "io/color_report.h"
-#include "io/pixel_format_map.h"
-#include "io/rotate.h"
+#include "io/video/color_report.h"
+#include "io/video/pixel_format_map.h"
+#include "io/video/rotate.h"
 #include "io/source.h"
 #include "support/source_test_util.h"
 #include "support/clips.h"

@@ -1,5 +1,5 @@
 // FfmpegSource with an audio sink: the demuxer and the video decoder on two threads, the
-// packet queues bounded together (ffplay's rule, io/video_packet_queue.h). A stalled
+// packet queues bounded together (ffplay's rule, io/source/video_packet_queue.h). A stalled
 // video consumer (the GPU pipeline) must not starve the audio; stalled consumers on both
 // sides stop the demuxer once each queue holds "enough"; the byte limit bounds the
 // queues; seeks, --loop, the end of stream and stop() behave as without sound.

@@ -6,7 +6,7 @@
 #include "support/audio_clips.h"
 #include "support/clips.h"
 #include "support/color_reference.h"
-#include "support/ffmpeg_cli.h"
+#include "support/media_probe_video.h"
 #include "support/run_program.h"
 #include "support/running_vidproc.h"
 
@@ -69,18 +69,21 @@ std::vector<uint8_t> referenceBlur(std::vector<uint8_t> img, int w, int h, int r
   return img;
 }
 
-// The screenshots against the input frames (decoded by ffmpeg, converted by the double
+// The screenshots against the input frames (decoded by libavcodec as ffmpeg decodes them,
+// support/media_probe_video.h; converted by the double
 // definition: the clip says BT.601, limited range): blur.png is the radius 7, 2-pass,
 // reflect blur of one of them (every byte within 2 levels: the conversion's 1 level, once
 // more through the rounding of a pass); kmeans.png holds 2..8 colours (k 8), and at least
 // 90 % of its pixels carry the palette colour nearest to that pixel of one input frame.
 void expectScreenshotsShowTheParameters(const std::string& clip, const std::string& kmeansPng,
                                         const std::string& blurPng) {
-  if (!test::haveFfmpegCli()) GTEST_SKIP() << "pixel checks need ffmpeg/ffprobe (scripts/setup.sh)";
-  const test::RawVideo in = test::ffmpegDecode(clip, "yuv420p");
+  const test::probe::DecodedVideo in = test::probe::decodeVideo(clip, "yuv420p");
   std::vector<std::vector<uint8_t>> frames;
   for (const auto& f : in.frames) frames.push_back(test::ref::yuv420pToRgb24(f, in.width, in.height, {false, false}));
-  const test::RawVideo blur = test::ffmpegDecode(blurPng, "rgb24"), km = test::ffmpegDecode(kmeansPng, "rgb24");
+  const test::probe::DecodedVideo blur = test::probe::decodeVideo(blurPng, "rgb24");
+  const test::probe::DecodedVideo km = test::probe::decodeVideo(kmeansPng, "rgb24");
+  ASSERT_EQ(blur.frames.size(), 1u);
+  ASSERT_EQ(km.frames.size(), 1u);
   ASSERT_EQ(blur.width, in.width);
   ASSERT_EQ(km.width, in.width);
   int bestBlur = 256;

@@ -1,25 +1,32 @@
-// The real vidproc binary checked against references outside the project: inputs made
-// by the ffmpeg CLI with explicit colour tags (matrix and range, so nothing rests on how
-// an untagged clip is guessed), outputs decoded by the ffmpeg CLI (not the project's
-// openSource) and pixels converted by the double-precision definitions of
-// support/color_reference.h. The blur and K-means outputs are checked on that reference
-// decode too (the blur's definition; a nearest colour for K-means). Inputs users have:
-// colour tags (BT.709 with unspecified range among them), audio beside the video,
-// variable frame rate, B-frames with seeks, interlaced video. Skipped (visibly, per test)
-// when ffmpeg/ffprobe are missing.
+// The real vidproc binary checked against references outside the project: inputs encoded
+// with libavcodec (support/clips.h makeClip, exact pattern frames) with explicit colour tags
+// (matrix and range, so nothing rests on how an untagged clip is guessed), outputs decoded
+// with FFmpeg's libraries directly (support/media_probe_video.h: as the ffmpeg program
+// decodes them, not through the project's openSource) and pixels converted by the
+// double-precision definitions of support/color_reference.h. The blur and K-means outputs
+// are checked on that reference decode too (the blur's definition; a nearest colour for
+// K-means). Inputs users have: colour tags (BT.709 with unspecified range among them),
+// audio beside the video, variable frame rate, B-frames with seeks, interlaced video.
+// Needs no ffmpeg / ffprobe program.
 //
 // Tolerances: lossless paths <= 1 level per channel (vidproc's 16-bit fixed-point
 // conversion against the exact value, both rounded); the lossy H.264 output is checked
 // per colour bar (means within 3 levels, see ColourBarsSurviveH264). Inputs that are
-// lossy themselves (H.264) are compared with ffmpeg's decode of the same bitstream.
+// lossy themselves (H.264) are compared with libavcodec's decode of the same bitstream.
 #include "support/blur_reference.h"
 #include "support/clips.h"
 #include "support/color_reference.h"
-#include "support/ffmpeg_cli.h"
 #include "support/images.h"
+#include "support/media_probe.h"
+#include "support/media_probe_video.h"
 #include "support/run_program.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+extern "C" {
+#include <libavutil/pixfmt.h>
+}
 
 #include <fcntl.h>
 #include <signal.h>
@@ -77,7 +84,26 @@ int readIndex(const std::vector<uint8_t>& rgb, int w, int h) {
   return index;
 }
 
-// An input and vidproc's output, both decoded by ffmpeg: the input's reference RGB frames
+// A makeClip spec for `codec` tagged BT.709, limited range (as -colorspace bt709 -color_range tv).
+test::ClipSpec taggedSpec(const std::string& codec) {
+  test::ClipSpec spec;
+  spec.codec = codec;
+  spec.colorspace = AVCOL_SPC_BT709;
+  spec.colorRange = AVCOL_RANGE_MPEG;
+  return spec;
+}
+
+// `path`'s first video stream decoded as rawvideo `pixFmt` (support/media_probe_video.h);
+// every frame must have the first's size.
+test::probe::DecodedVideo decode(const std::string& path, const std::string& pixFmt) {
+  test::probe::DecodedVideo v = test::probe::decodeVideo(path, pixFmt);
+  for (size_t i = 0; i < v.sizes.size(); ++i)
+    if (v.sizes[i] != std::make_pair(v.width, v.height))
+      throw std::runtime_error(path + ": frame " + std::to_string(i) + " changes the size");
+  return v;
+}
+
+// An input and vidproc's output, both decoded by the reference reader: the input's reference RGB frames
 // (its yuv420p decode, the double-precision conversion) and the output as rgb24.
 struct ProcessedClip {
   int width = 0, height = 0;
@@ -88,36 +114,18 @@ struct ProcessedClip {
 struct E2ERef : ::testing::Test {
   test::TempDir dir;
 
-  void SetUp() override {
-    static const bool have = test::haveFfmpegCli();
-    if (!have) GTEST_SKIP() << "ffmpeg/ffprobe not installed (scripts/setup.sh installs them)";
-  }
-
-  // Encodes `frames` pattern frames (w x h, `fps`) with ffmpeg: `before` are input options
-  // of further inputs (e.g. an audio source), `after` the output options.
-  std::string makeInput(const std::string& name, int w, int h, int frames, int fps,
-                        const std::vector<std::string>& after, const std::vector<std::string>& before = {}) {
-    const std::string raw = dir.file(name + ".yuv");
-    {
-      std::ofstream f(raw, std::ios::binary);
-      for (int i = 0; i < frames; ++i) {
-        const std::vector<uint8_t> p = patternFrame(w, h, i);
-        f.write(reinterpret_cast<const char*>(p.data()), std::streamsize(p.size()));
-      }
-    }
-    std::vector<std::string> args = {"-f", "rawvideo", "-pix_fmt", "yuv420p", "-s",
-                                     std::to_string(w) + "x" + std::to_string(h), "-r", std::to_string(fps), "-i", raw};
-    args.insert(args.end(), before.begin(), before.end());
-    args.insert(args.end(), after.begin(), after.end());
-    args.push_back(dir.file(name));
-    test::ffmpeg(args, dir.path());
-    return dir.file(name);
+  // Encodes `frames` pattern frames (w x h, yuv420p, `fps`) with makeClip as `spec` says
+  // (codec, colour tags, audio, ...).
+  std::string makeInput(const std::string& name, int w, int h, int frames, int fps, test::ClipSpec spec) {
+    spec.width = w, spec.height = h, spec.frames = frames, spec.fps = fps;
+    spec.pixFmt = "yuv420p";
+    spec.rawFrames = [w, h](int i) { return patternFrame(w, h, i); };
+    return test::makeClip(dir.file(name), spec);
   }
 
   // Runs vidproc with `args` on a lossless 67x45 BT.709 pattern clip, to a lossless file.
   void processClip(const std::vector<std::string>& args, ProcessedClip& c) {
-    const std::string in = makeInput("in.mkv", 67, 45, 3, 25,
-                                     {"-c:v", "ffv1", "-pix_fmt", "yuv420p", "-colorspace", "bt709", "-color_range", "tv"});
+    const std::string in = makeInput("in.mkv", 67, 45, 3, 25, taggedSpec("ffv1"));
     std::vector<std::string> all = {in, "--codec", "ffv1", "-o", dir.file("out.mkv")};
     all.insert(all.end(), args.begin(), args.end());
     const test::ProgramRun r = run(all);
@@ -125,10 +133,11 @@ struct E2ERef : ::testing::Test {
     decodePair(in, dir.file("out.mkv"), kBt709Tv, c);
   }
 
-  // Both files decoded by ffmpeg (same frame count and size, else a fatal failure).
+  // Both files decoded by the reference reader (same frame count and size, else a fatal
+  // failure).
   static void decodePair(const std::string& input, const std::string& output, Colour colour, ProcessedClip& c) {
-    const test::RawVideo src = test::ffmpegDecode(input, "yuv420p");
-    const test::RawVideo out = test::ffmpegDecode(output, "rgb24");
+    const test::probe::DecodedVideo src = decode(input, "yuv420p");
+    const test::probe::DecodedVideo out = decode(output, "rgb24");
     ASSERT_EQ(out.width, src.width);
     ASSERT_EQ(out.height, src.height);
     ASSERT_EQ(out.frames.size(), src.frames.size());
@@ -145,7 +154,7 @@ struct E2ERef : ::testing::Test {
   }
 
   // vidproc's processed frames (mode none) as rgb24 against the reference conversion of
-  // ffmpeg's decode of the input: frame count, size and every pixel within 1 level.
+  // the reference decode of the input: frame count, size and every pixel within 1 level.
   void expectFramesMatchInput(const std::string& input, const std::string& output, Colour colour) {
     ProcessedClip c;
     ASSERT_NO_FATAL_FAILURE(decodePair(input, output, colour, c));
@@ -164,7 +173,7 @@ std::string probeString(const nlohmann::json& j, const char* key) {
 
 std::vector<double> frameTimes(const std::string& path) {
   std::vector<double> t;
-  for (const auto& f : test::probeVideoFrames(path)) {
+  for (const auto& f : test::probe::videoFrames(path)) {
     const char* key = f.contains("pts_time") ? "pts_time" : "best_effort_timestamp_time";
     t.push_back(std::stod(f[key].get<std::string>()));
   }
@@ -175,7 +184,7 @@ std::vector<double> frameTimes(const std::string& path) {
 
 struct TagCase {
   const char* name;
-  std::vector<std::string> args;  // ffmpeg output options
+  int colorspace, colorRange;     // the tags written (AVColorSpace, AVColorRange)
   Colour colour;                  // what the tags mean
   const char* space;              // ffprobe's color_space
   const char* range;              // ffprobe's color_range ("" = unspecified)
@@ -185,14 +194,16 @@ class E2EColourTags : public E2ERef, public ::testing::WithParamInterface<TagCas
 
 TEST_P(E2EColourTags, LosslessOutputMatchesTheDefinition) {
   const TagCase& c = GetParam();
-  std::vector<std::string> args = {"-c:v", "ffv1", "-pix_fmt", "yuv420p"};
-  args.insert(args.end(), c.args.begin(), c.args.end());
-  const std::string in = makeInput("in.mkv", 67, 45, 3, 25, args);  // odd: chroma of the last column/row
-  const nlohmann::json s = test::probeVideoStream(in);
+  test::ClipSpec spec;
+  spec.codec = "ffv1";
+  spec.colorspace = c.colorspace;
+  spec.colorRange = c.colorRange;
+  const std::string in = makeInput("in.mkv", 67, 45, 3, 25, spec);  // odd: chroma of the last column/row
+  const nlohmann::json s = test::probe::videoStream(in);
   ASSERT_EQ(probeString(s, "color_space"), c.space) << s.dump();
   const std::string range = probeString(s, "color_range");
   ASSERT_EQ(range == "unknown" ? "" : range, c.range) << s.dump();
-  EXPECT_EQ(test::ffmpegDecode(in, "yuv420p").frames.at(1), patternFrame(67, 45, 1));  // lossless input
+  EXPECT_EQ(decode(in, "yuv420p").frames.at(1), patternFrame(67, 45, 1));  // lossless input
 
   const test::ProgramRun r = run({in, "--mode", "none", "--codec", "ffv1", "-o", dir.file("out.mkv")});
   ASSERT_EQ(r.exitCode, 0) << r.err;
@@ -202,14 +213,14 @@ TEST_P(E2EColourTags, LosslessOutputMatchesTheDefinition) {
 INSTANTIATE_TEST_SUITE_P(
     Tags, E2EColourTags,
     ::testing::Values(
-        TagCase{"bt709_tv", {"-colorspace", "bt709", "-color_range", "tv"}, {true, false}, "bt709", "tv"},
+        TagCase{"bt709_tv", AVCOL_SPC_BT709, AVCOL_RANGE_MPEG, {true, false}, "bt709", "tv"},
         // Range unspecified: YUV is limited range (what players assume).
-        TagCase{"bt709_unspecified_range", {"-colorspace", "bt709"}, {true, false}, "bt709", ""},
-        TagCase{"bt601_tv", {"-colorspace", "smpte170m", "-color_range", "tv"}, {false, false}, "smpte170m", "tv"},
-        TagCase{"bt709_pc", {"-colorspace", "bt709", "-color_range", "pc"}, {true, true}, "bt709", "pc"}),
+        TagCase{"bt709_unspecified_range", AVCOL_SPC_BT709, AVCOL_RANGE_UNSPECIFIED, {true, false}, "bt709", ""},
+        TagCase{"bt601_tv", AVCOL_SPC_SMPTE170M, AVCOL_RANGE_MPEG, {false, false}, "smpte170m", "tv"},
+        TagCase{"bt709_pc", AVCOL_SPC_BT709, AVCOL_RANGE_JPEG, {true, true}, "bt709", "pc"}),
     [](const ::testing::TestParamInfo<TagCase>& i) { return std::string(i.param.name); });
 
-// ---- Processing, end to end: references built from ffmpeg's decode, not the project's. ----
+// ---- Processing, end to end: references built from the reference decode, not the project's. ----
 
 // `rgb` (rgb24) blurred by the definition (support/blur_reference.h), as rgb24.
 std::vector<uint8_t> blurByDefinition(const std::vector<uint8_t>& rgb, int w, int h, const BlurParams& p) {
@@ -226,7 +237,7 @@ std::vector<uint8_t> blurByDefinition(const std::vector<uint8_t>& rgb, int w, in
 // input (the input conversions differ by <= 1 level, so their box means do too, and
 // rounding keeps that). A decoding or conversion fault vidproc shares with its own CPU
 // twin cancels in the E2E.*EqualsCpuTwin tests; it does not cancel here.
-TEST_F(E2ERef, BlurOutputMatchesTheDefinitionOnFfmpegsDecode) {
+TEST_F(E2ERef, BlurOutputMatchesTheDefinitionOnFfmpegsDecode) {  // libavcodec's decode, as ffmpeg's
   ProcessedClip c;
   ASSERT_NO_FATAL_FAILURE(processClip({"--mode", "blur", "-r", "3", "--border", "reflect"}, c));
   BlurParams p;
@@ -284,25 +295,27 @@ TEST_F(E2ERef, ColourBarsSurviveH264) {
   const int w = 128, h = 64;
   const uint8_t bars[8][3] = {{255, 255, 255}, {255, 255, 0}, {0, 255, 255}, {0, 255, 0},
                               {255, 0, 255},   {255, 0, 0},   {0, 0, 255},   {0, 0, 0}};
-  const std::string raw = dir.file("bars.rgb");
-  {
-    std::ofstream f(raw, std::ios::binary);
-    for (int i = 0; i < 3; ++i)
-      for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) f.write(reinterpret_cast<const char*>(bars[x / 16]), 3);
-  }
-  const std::string in = dir.file("bars.nut");
-  test::ffmpeg({"-f", "rawvideo", "-pix_fmt", "rgb24", "-s", "128x64", "-r", "25", "-i", raw, "-c:v", "rawvideo", in});
+  test::ClipSpec spec;  // rgb24 rawvideo, untagged
+  spec.codec = "rawvideo";
+  spec.pixFmt = "rgb24";
+  spec.width = w, spec.height = h, spec.frames = 3, spec.fps = 25;
+  spec.rawFrames = [&](int) {
+    std::vector<uint8_t> f;
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) f.insert(f.end(), bars[x / 16], bars[x / 16] + 3);
+    return f;
+  };
+  const std::string in = test::makeClip(dir.file("bars.nut"), spec);
   const test::ProgramRun r = run({in, "--mode", "none", "-o", dir.file("out.mp4")});
   ASSERT_EQ(r.exitCode, 0) << r.err;
 
   const std::string out = dir.file("out.mp4");
-  const nlohmann::json s = test::probeVideoStream(out);
+  const nlohmann::json s = test::probe::videoStream(out);
   EXPECT_EQ(probeString(s, "codec_name"), "h264");
   EXPECT_EQ(probeString(s, "pix_fmt"), "yuv420p");
   EXPECT_EQ(probeString(s, "color_space"), "bt709");
   EXPECT_EQ(probeString(s, "color_range"), "tv");
-  const test::RawVideo v = test::ffmpegDecode(out, "yuv420p");
+  const test::probe::DecodedVideo v = decode(out, "yuv420p");
   ASSERT_EQ(v.frames.size(), 3u);
   ASSERT_EQ(v.width, w);
   for (size_t i = 0; i < v.frames.size(); ++i) {
@@ -328,19 +341,20 @@ TEST_F(E2ERef, ColourBarsSurviveH264) {
 // Audio beside the video (FLAC in Matroska, AAC in MP4): the audio is not processed; the
 // run ends cleanly and the video frames, timing and pixels are those of the input.
 TEST_F(E2ERef, AudioStreamIsIgnoredCleanly) {
-  const std::vector<std::string> sine = {"-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1"};
-  const std::string mkv = makeInput("av.mkv", 64, 48, 10, 25,
-                                    {"-map", "0:v", "-map", "1:a", "-c:v", "ffv1", "-colorspace", "bt709",
-                                     "-color_range", "tv", "-c:a", "flac"},
-                                    sine);
-  const std::string mp4 = makeInput("av.mp4", 64, 48, 10, 25,
-                                    {"-map", "0:v", "-map", "1:a", "-c:v", "libx264", "-preset", "ultrafast",
-                                     "-colorspace", "bt709", "-color_range", "tv", "-c:a", "aac"},
-                                    sine);
+  const auto withSine = [](test::ClipSpec spec, const std::string& codec) {  // 1 s of 440 Hz, 48 kHz mono
+    spec.audio.codec = codec;
+    spec.audio.sound = test::Sound::Sine;
+    spec.audio.frequency = 440;
+    spec.audio.seconds = 1;
+    return spec;
+  };
+  const std::string mkv = makeInput("av.mkv", 64, 48, 10, 25, withSine(taggedSpec("ffv1"), "flac"));
+  const std::string mp4 = makeInput("av.mp4", 64, 48, 10, 25, withSine(taggedSpec("libx264"), "aac"));
   for (const std::string& in : {mkv, mp4}) {
     SCOPED_TRACE(in);
-    const nlohmann::json streams = test::ffprobe(in, {"-show_streams"})["streams"];
+    const std::vector<test::probe::Stream> streams = test::probe::streams(in);
     ASSERT_EQ(streams.size(), 2u);  // the test is about a file with audio
+    EXPECT_EQ(streams[1].type, "audio");
     const std::string out = in + ".out.mkv";
     const test::ProgramRun r = run({in, "--mode", "none", "--codec", "ffv1", "-o", out});
     ASSERT_EQ(r.exitCode, 0) << r.err;
@@ -355,10 +369,9 @@ TEST_F(E2ERef, AudioStreamIsIgnoredCleanly) {
 
 // Variable frame rate: every frame kept with its own timestamp (Matroska: milliseconds).
 TEST_F(E2ERef, VariableFrameRateKeepsTimestamps) {
-  const std::string in = makeInput(
-      "vfr.mkv", 64, 48, 6, 25,
-      {"-vf", "setpts='if(eq(N,0),0,if(eq(N,1),40,if(eq(N,2),100,if(eq(N,3),120,if(eq(N,4),400,433)))))/1000/TB'",
-       "-fps_mode", "passthrough", "-c:v", "ffv1", "-colorspace", "bt709", "-color_range", "tv"});
+  test::ClipSpec spec = taggedSpec("ffv1");
+  spec.times = {0, 0.040, 0.100, 0.120, 0.400, 0.433};
+  const std::string in = makeInput("vfr.mkv", 64, 48, 6, 25, spec);
   const std::vector<double> want = frameTimes(in);
   ASSERT_EQ(want.size(), 6u);
   ASSERT_NEAR(want[4] - want[3], 0.28, 0.0015);  // the input really is irregular
@@ -372,13 +385,13 @@ TEST_F(E2ERef, VariableFrameRateKeepsTimestamps) {
 }
 
 // Interlaced H.264 (top field first): vidproc does not deinterlace. Each decoded frame (both
-// fields woven, as ffmpeg decodes it without a filter) is processed as one picture: the
-// same frame count and pixels as ffmpeg's decode.
+// fields woven, as libavcodec (and ffmpeg without a filter) decodes it) is processed as one
+// picture: the same frame count and pixels as the reference decode.
 TEST_F(E2ERef, InterlacedFramesAreProcessedWovenNotDeinterlaced) {
-  const std::string in = makeInput("tff.mkv", 64, 48, 8, 25,
-                                   {"-c:v", "libx264", "-preset", "ultrafast", "-flags", "+ildct+ilme", "-top", "1",
-                                    "-colorspace", "bt709", "-color_range", "tv"});
-  const nlohmann::json s = test::probeVideoStream(in);
+  test::ClipSpec spec = taggedSpec("libx264");  // ultrafast
+  spec.interlaced = true;                        // as -flags +ildct+ilme -top 1
+  const std::string in = makeInput("tff.mkv", 64, 48, 8, 25, spec);
+  const nlohmann::json s = test::probe::videoStream(in);
   ASSERT_EQ(probeString(s, "field_order"), "tt") << s.dump();  // the input really is interlaced
   const std::string out = dir.file("out.mkv");
   const test::ProgramRun r = run({in, "--mode", "none", "--codec", "ffv1", "-o", out});
@@ -440,19 +453,21 @@ bool waitForLog(const Background& vp, const std::string& line, double seconds) {
 // H.264 with B-frames (3 between references, a keyframe every 12): played through, every
 // frame arrives once, in display order, with its pixels; after seeks forwards and back to
 // B-frames while paused, the next frame processed is the frame shown at that time, equal to
-// ffmpeg's decode of it (decoded from the keyframe before it, references included).
+// the reference decode of it (decoded from the keyframe before it, references included).
 TEST_F(E2ERef, BFramesPlayInOrderAndSeekToTheRightFrame) {
   const int w = 96, h = 64, frames = 50;
-  const std::string in = makeInput("b.mp4", w, h, frames, 25,
-                                   {"-c:v", "libx264", "-preset", "medium", "-bf", "3", "-g", "12", "-crf", "16",
-                                    "-colorspace", "bt709", "-color_range", "tv"});
-  const std::vector<nlohmann::json> probed = test::probeVideoFrames(in);
+  test::ClipSpec spec = taggedSpec("libx264");
+  spec.preset = "medium";  // x264's medium: 3 B-frames (-bf 3)
+  spec.gop = 12;
+  spec.crf = 16;
+  const std::string in = makeInput("b.mp4", w, h, frames, 25, spec);
+  const std::vector<nlohmann::json> probed = test::probe::videoFrames(in);
   ASSERT_EQ(int(probed.size()), frames);
   std::vector<int> bFrames;
   for (int i = 0; i < frames; ++i)
     if (probed[size_t(i)].value("pict_type", "") == "B") bFrames.push_back(i);
   ASSERT_GE(bFrames.size(), 10u) << "the encoder made no B-frames";
-  const test::RawVideo src = test::ffmpegDecode(in, "yuv420p");
+  const test::probe::DecodedVideo src = decode(in, "yuv420p");
   ASSERT_EQ(int(src.frames.size()), frames);
   const std::vector<double> times = frameTimes(in);
 
@@ -461,7 +476,7 @@ TEST_F(E2ERef, BFramesPlayInOrderAndSeekToTheRightFrame) {
   const test::ProgramRun r = run({in, "--mode", "none", "--codec", "ffv1", "-o", out});
   ASSERT_EQ(r.exitCode, 0) << r.err;
   expectFramesMatchInput(in, out, kBt709Tv);
-  const test::RawVideo played = test::ffmpegDecode(out, "rgb24");
+  const test::probe::DecodedVideo played = decode(out, "rgb24");
   for (int i = 0; i < int(played.frames.size()); ++i) EXPECT_EQ(readIndex(played.frames[size_t(i)], w, h), i);
 
   // Seeks: to a B-frame late in the clip, then back to one in the second GOP.
@@ -481,7 +496,7 @@ TEST_F(E2ERef, BFramesPlayInOrderAndSeekToTheRightFrame) {
     std::snprintf(seek, sizeof seek, "seek %.3f\n", times[size_t(target)] - times[0] + 0.01);
     vp.send(std::string(shot == 1 ? "pause\n" : "") + seek + "screenshot " + png + "\nstep\n");
     ASSERT_TRUE(waitForLog(vp, "screenshot saved: " + png, 60)) << vp.log();  // logged once written
-    const test::RawVideo got = test::ffmpegDecode(png, "rgb24");
+    const test::probe::DecodedVideo got = decode(png, "rgb24");
     ASSERT_EQ(got.frames.size(), 1u);
     EXPECT_EQ(readIndex(got.frames[0], w, h), target);
     const auto want = test::ref::yuv420pToRgb24(src.frames[size_t(target)], w, h, kBt709Tv);

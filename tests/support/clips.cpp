@@ -49,6 +49,22 @@ AVPixelFormat encoderPixFmt(const ClipSpec& spec, const std::string& name) {
 // swscale reads past the right and bottom edges of odd sizes, so the picture is
 // converted at the next even size (edges replicated) and cropped: deterministic.
 av::FramePtr convertedFrame(const ClipSpec& spec, int i, AVPixelFormat fmt) {
+  if (spec.rawFrames) {
+    int w, h;
+    clipFrameSize(spec, i, w, h);
+    const std::vector<uint8_t> raw = spec.rawFrames(i);
+    if (int(raw.size()) != av_image_get_buffer_size(fmt, w, h, 1)) fail("rawFrames: wrong frame size");
+    av::FramePtr f = av::makeFrame();
+    f->format = fmt;
+    f->width = w;
+    f->height = h;
+    check(av_frame_get_buffer(f.get(), 0), "frame buffer");
+    uint8_t* src[4] = {};
+    int stride[4] = {};
+    check(av_image_fill_arrays(src, stride, raw.data(), fmt, w, h, 1), "raw planes");
+    av_image_copy(f->data, f->linesize, const_cast<const uint8_t**>(src), stride, fmt, w, h);
+    return f;
+  }
   const HostImage rgba = clipFrameRgba(spec, i);
   const int w = rgba.width(), h = rgba.height(), ew = w + (w & 1), eh = h + (h & 1);
   std::vector<uchar4> padded(size_t(ew) * eh);
@@ -81,19 +97,23 @@ av::CodecPtr openVideoEncoder(const ClipSpec& spec, AVPixelFormat fmt, int w, in
   c->width = w;
   c->height = h;
   c->pix_fmt = fmt;
-  c->time_base = {1, spec.fps};
+  c->time_base = spec.times.empty() ? AVRational{1, spec.fps} : AVRational{1, 1000};
   c->framerate = {spec.fps, 1};
   c->thread_count = 1;  // deterministic and light on the test machine
   if (spec.gop > 0) c->gop_size = spec.gop;
   const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(fmt);
   if (!(d->flags & AV_PIX_FMT_FLAG_RGB)) {
     const bool full = d->nb_components <= 2 || std::string(d->name).rfind("yuvj", 0) == 0;  // gray, yuvj
-    c->color_range = full ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG;
+    c->color_range = spec.colorRange >= 0 ? AVColorRange(spec.colorRange) : full ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG;
     c->colorspace = spec.colorspace >= 0 ? AVColorSpace(spec.colorspace) : AVCOL_SPC_SMPTE170M;
   }
   if (spec.colorTrc >= 0) c->color_trc = AVColorTransferCharacteristic(spec.colorTrc);
   if (spec.colorPrimaries >= 0) c->color_primaries = AVColorPrimaries(spec.colorPrimaries);
   if (globalHeader) c->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+  if (spec.interlaced) {
+    c->flags |= AV_CODEC_FLAG_INTERLACED_DCT | AV_CODEC_FLAG_INTERLACED_ME;
+    c->field_order = AV_FIELD_TT;
+  }
   if (spec.codec == "ffv1") {
     c->level = 3;  // FFV1 version 3: slice CRCs, so damage is detected
   } else if (spec.codec == "libx264") {
@@ -252,59 +272,14 @@ std::string makeClip(const std::string& path, const ClipSpec& spec) {
       enc = openVideoEncoder(spec, fmt, fw, fh, false);
     }
     av::FramePtr f = convertedFrame(spec, i, fmt);
-    f->pts = i;
+    f->pts = spec.times.empty() ? i : std::llround(spec.times[size_t(i)] * 1000);
+    if (spec.interlaced) f->interlaced_frame = 1, f->top_field_first = 1;
     if (spec.codec == "mjpeg" || spec.codec == "mpeg4") f->quality = enc->global_quality;
     writePackets(enc.get(), f.get(), oc.get(), st, videoStartUs);
   }
   writePackets(enc.get(), nullptr, oc.get(), st, videoStartUs);
   if (audio) audio->finish();
   check(av_write_trailer(oc.get()), "trailer");
-  return path;
-}
-
-std::vector<uint8_t> readFileBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("clips: cannot read " + path);
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
-}
-
-void writeFileBytes(const std::string& path, const std::vector<uint8_t>& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-  if (!out) throw std::runtime_error("clips: cannot write " + path);
-}
-
-std::string truncatedCopy(const std::string& src, const std::string& dst, double fraction, bool keepHead) {
-  std::vector<uint8_t> b = readFileBytes(src);
-  const size_t keep = size_t(double(b.size()) * fraction);
-  if (keepHead)
-    b.resize(keep);
-  else
-    b.erase(b.begin(), b.end() - ptrdiff_t(keep));
-  writeFileBytes(dst, b);
-  return dst;
-}
-
-std::string bitFlippedCopy(const std::string& src, const std::string& dst, int flips, uint64_t seed,
-                           size_t skipBytes) {
-  std::vector<uint8_t> b = readFileBytes(src);
-  if (b.size() <= skipBytes) throw std::runtime_error("clips: nothing to flip in " + src);
-  SplitMix64 rng(seed);
-  for (int i = 0; i < flips; ++i) {
-    const uint64_t r = rng.next();
-    b[skipBytes + size_t(r % (b.size() - skipBytes))] ^= uint8_t(1u << ((r >> 32) % 8));
-  }
-  writeFileBytes(dst, b);
-  return dst;
-}
-
-std::string randomBytesFile(const std::string& path, size_t bytes, uint64_t seed) {
-  writeFileBytes(path, randomBytes(bytes, seed));
-  return path;
-}
-
-std::string textFile(const std::string& path, const std::string& text) {
-  writeFileBytes(path, std::vector<uint8_t>(text.begin(), text.end()));
   return path;
 }
 

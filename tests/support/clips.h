@@ -8,6 +8,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -103,6 +104,13 @@ struct ClipSpec {
   int colorspace = -1;
   int colorTrc = -1;
   int colorPrimaries = -1;
+  int colorRange = -1;              // AVColorRange tag; -1: by pixFmt (full for yuvj* and gray,
+                                    // else limited), 0: unspecified
+  bool interlaced = false;          // interlaced coding, top field first (libx264: PAFF/MBAFF)
+  std::vector<double> times;        // frame i's pts in seconds (ms precision); empty: i / fps
+  // Frame i's pixels in the encoder's pixel format, planes packed without padding (as
+  // clipFrameRaw gives them), instead of `picture`'s: when set, the clip holds exactly these.
+  std::function<std::vector<uint8_t>(int)> rawFrames;
   Picture picture = Picture::Natural;
   // > 0: a scene cut every sceneEvery frames, each scene its own seed, calm (a quarter of
   // the contrast) and noisy (Noise's +-60 levels) in turn, so K-means' cost per pixel

@@ -1,4 +1,5 @@
 #include "support/media_probe.h"
+#include "support/media_probe_av.h"
 
 extern "C" {
 #include <libavcodec/avcodec.h>
@@ -16,34 +17,17 @@ extern "C" {
 #include <stdexcept>
 
 namespace vp::test::probe {
-namespace {
+namespace detail {
 
-// Own small owners rather than io/'s: this reader shares no code with the code under test.
-struct InputCloser {
-  void operator()(AVFormatContext* c) const { avformat_close_input(&c); }
-};
-struct CodecFreer {
-  void operator()(AVCodecContext* c) const { avcodec_free_context(&c); }
-};
-struct PacketFreer {
-  void operator()(AVPacket* p) const { av_packet_free(&p); }
-};
-struct FrameFreer {
-  void operator()(AVFrame* f) const { av_frame_free(&f); }
-};
 struct SwrFreer {
   void operator()(SwrContext* s) const { swr_free(&s); }
 };
 struct HashFreer {
   void operator()(AVHashContext* h) const { av_hash_freep(&h); }
 };
-using InputPtr = std::unique_ptr<AVFormatContext, InputCloser>;
-using CodecPtr = std::unique_ptr<AVCodecContext, CodecFreer>;
-using PacketPtr = std::unique_ptr<AVPacket, PacketFreer>;
-using FramePtr = std::unique_ptr<AVFrame, FrameFreer>;
 using SwrPtr = std::unique_ptr<SwrContext, SwrFreer>;
 
-[[noreturn]] void fail(const std::string& path, const std::string& what, int err = 0) {
+void fail(const std::string& path, const std::string& what, int err) {
   char text[AV_ERROR_MAX_STRING_SIZE] = "";
   if (err) av_strerror(err, text, sizeof text);
   throw std::runtime_error("probe " + path + ": " + what + (err ? std::string(" (") + text + ")" : ""));
@@ -149,7 +133,9 @@ AVChannelLayout layoutOf(const AVFrame* f) {
   return l;
 }
 
-}  // namespace
+}  // namespace detail
+
+using namespace detail;
 
 std::vector<Stream> streams(const std::string& path) {
   InputPtr in = openInput(path);

@@ -128,9 +128,9 @@ void targetArg(std::string_view word, Command& c) {
 // A shorthand's "N" (checked against its option now, so a bad key binding fails at
 // start) or "+N" / "-N", kept as set / add carry them (arg, step).
 void optionNumberArg(const std::vector<std::string_view>& w, const VerbInfo& v, Command& c) {
-  const std::string_view spec = v.option;  // "gauss.sigma"
-  const FilterInfo* filter = findFilter(spec.substr(0, spec.find('.')));
-  const OptionInfo& o = filter->option(filter->optionIndex(std::string(spec.substr(spec.find('.') + 1))));
+  targetArg(v.option, c);  // "gauss.sigma": target "gauss", option "sigma"
+  const FilterInfo* filter = findFilter(c.target);
+  const OptionInfo& o = filter->option(filter->optionIndex(c.option));
   const std::string range = std::string(v.name) + " must be " + optionRange(o) + ", +N or -N";
   if (w.size() != 2 || w[1].empty()) bad(std::string(v.name) + " takes one number (" + range + ")");
   std::string_view s = w[1];

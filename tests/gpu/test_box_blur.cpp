@@ -3,6 +3,7 @@
 #include "gpu/filters/blur/box_blur.h"
 #include "gpu/filters/blur/box_blur_math.h"
 #include "support/blur_reference.h"
+#include "support/borders.h"
 #include "support/gpu_test.h"
 #include "support/images.h"
 #include "support/view_checks.h"
@@ -23,14 +24,12 @@ using test::ref::extend;
 using test::ref::naiveBlur;
 using test::ref::naivePixel;
 
-constexpr BorderMode kModes[] = {BorderMode::Zero, BorderMode::Replicate, BorderMode::Reflect,
-                                 BorderMode::Wrap};
+using test::kBorderModes;
 
 std::string describe(int w, int h, bool natural, const BlurParams& p) {
-  static const char* names[] = {"zero", "replicate", "reflect", "wrap"};
   return std::to_string(w) + "x" + std::to_string(h) + (natural ? " natural" : " random") +
          " r=" + std::to_string(p.radius) + " passes=" + std::to_string(p.passes) + " " +
-         names[int(p.border)];
+         test::borderName(p.border);
 }
 
 HostImage makeInput(int w, int h, bool natural, uint64_t seed) {
@@ -70,7 +69,7 @@ TEST(BoxBlurCpu, MatchesNaiveOnSmallImages) {
     BoxBlurCpuScratch scratch(sz.w, sz.h);
     for (bool natural : {false, true}) {
       const HostImage in = makeInput(sz.w, sz.h, natural, 11);
-      for (BorderMode mode : kModes)
+      for (BorderMode mode : kBorderModes)
         for (int r : sz.radii)
           for (int passes = 1; passes <= 3; ++passes) {
             const BlurParams p{r, passes, mode};
@@ -86,7 +85,7 @@ TEST(BoxBlurCpu, MatchesNaiveOnLargeImagesSampled) {
     BoxBlurCpuScratch scratch(w, h);
     for (bool natural : {false, true}) {
       const HostImage in = makeInput(w, h, natural, 23);
-      for (BorderMode mode : kModes)
+      for (BorderMode mode : kBorderModes)
         for (int r : {0, 1, 2, 7, 100}) {
           const BlurParams p{r, 1, mode};
           const HostImage out = cpuBlur(in, p, scratch);
@@ -106,7 +105,7 @@ TEST(BoxBlurCpu, PassesAreRepeatedSinglePasses) {
   const int w = 1921, h = 1081;
   BoxBlurCpuScratch scratch(w, h);
   const HostImage in = test::makeNatural(w, h, 5);
-  for (BorderMode mode : kModes)
+  for (BorderMode mode : kBorderModes)
     for (int r : {2, 7, 100}) {
       // Passes 2 and 3 against chained single passes (a single pass is checked against the
       // definition by MatchesNaiveOnLargeImagesSampled: comparing it with itself here proved nothing).
@@ -136,7 +135,7 @@ TEST(BoxBlurCpu, KeepsAlphaAndConstantImages) {
 }
 
 TEST(BoxBlurMath, ExtendIndexFoldsLikeTheDefinition) {
-  for (BorderMode mode : kModes)
+  for (BorderMode mode : kBorderModes)
     for (int n = 1; n <= 9; ++n)
       for (int k = -300; k <= 300; ++k)
         ASSERT_EQ(blur::extendIndex(k, n, mode), extend(k, n, mode)) << n << " " << k;
@@ -245,7 +244,7 @@ void expectGpuMatchesCpu(const GpuCase& c) {
     for (bool natural : c.natural) {
       const HostImage in = makeInput(w, h, natural, 29);
       const DeviceImage din = test::upload(in);
-      for (BorderMode mode : kModes)
+      for (BorderMode mode : kBorderModes)
         for (int r : c.radii)
           for (int passes : c.passes) {
             const BlurParams p{r, passes, mode};

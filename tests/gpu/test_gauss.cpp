@@ -11,6 +11,7 @@
 #include "gpu/filters/gauss/gauss_filter.h"
 #include "gpu/filters/gauss/gauss_tiles.h"
 #include "gpu/processor.h"
+#include "support/borders.h"
 #include "support/gauss_reference.h"
 #include "support/gpu_test.h"
 #include "support/images.h"
@@ -29,14 +30,12 @@
 namespace vp {
 namespace {
 
-constexpr BorderMode kModes[] = {BorderMode::Zero, BorderMode::Replicate, BorderMode::Reflect,
-                                 BorderMode::Wrap};
+using test::kBorderModes;
 const std::vector<double> kSigmas = {0.3, 0.5, 1, 2.7, 5, 12.3, 50};
 
 std::string describe(int w, int h, const std::string& image, const GaussParams& p) {
-  static const char* names[] = {"zero", "replicate", "reflect", "wrap"};
   return std::to_string(w) + "x" + std::to_string(h) + " " + image + " sigma=" + std::to_string(p.sigma) + " " +
-         names[int(p.border)];
+         test::borderName(p.border);
 }
 
 HostImage cpuGauss(const HostImage& in, const GaussParams& p, GaussCpuScratch& scratch) {
@@ -118,7 +117,7 @@ TEST(GaussCpu, MatchesTheFixedPointReferenceExactly) {
     GaussCpuScratch scratch(w, h);
     for (const char* image : {"random", "natural"}) {
       const HostImage in = makeCase(image, w, h, 11);
-      for (BorderMode mode : kModes)
+      for (BorderMode mode : kBorderModes)
         for (double sigma : kSigmas) {
           const GaussParams p{sigma, mode};
           const test::ImageDiff d = test::compare(cpuGauss(in, p, scratch), test::ref::gaussFixed(in, p));
@@ -162,7 +161,7 @@ TEST(GaussCpu, WithinOneLevelOfTheDoublePrecisionDefinition) {
     GaussCpuScratch scratch(w, h);
     for (const char* image : images) {
       const HostImage in = makeCase(image, w, h, 5);
-      for (BorderMode mode : kModes)
+      for (BorderMode mode : kBorderModes)
         for (double sigma : sigmas) {
           if (w == 17 && sigma < 12) continue;  // the small image is for kernels wider than it
           const GaussParams p{sigma, mode};
@@ -274,7 +273,7 @@ TEST(GaussTilesOnHost, FusedPathMatchesCpuTwin) {
   for (auto [w, h] : kOnHostSizes) {
     GaussCpuScratch scratch(w, h);
     const HostImage in = test::makeRandom(w, h, 17);
-    for (BorderMode mode : kModes)
+    for (BorderMode mode : kBorderModes)
       for (double sigma : {0.3, 1.0, 2.0, 2.7, 4.0, 5.0, 5.3333}) {
         const GaussParams p{sigma, mode};
         ASSERT_LE(gaussRadius(sigma), kMaxFusedGaussRadius);
@@ -288,7 +287,7 @@ TEST(GaussTilesOnHost, TwoPassPathMatchesCpuTwin) {
   for (auto [w, h] : kOnHostSizes) {
     GaussCpuScratch scratch(w, h);
     const HostImage in = test::makeRandom(w, h, 19);
-    for (BorderMode mode : kModes)
+    for (BorderMode mode : kBorderModes)
       for (double sigma : kSigmas) {
         const GaussParams p{sigma, mode};
         const HostImage want = cpuGauss(in, p, scratch);
@@ -422,12 +421,12 @@ TEST(GaussGpu, MatchesCpuOnSmallImages) {
   expectGpuMatchesCpu({{{1, 1}, {2, 3}, {17, 9}, {333, 197}},
                        kSigmas,
                        {"random", "natural", "impulse", "step-x"},
-                       {std::begin(kModes), std::end(kModes)}});
+                       {std::begin(kBorderModes), std::end(kBorderModes)}});
 }
 
 TEST(GaussGpu, MatchesCpuAt1921x1081) {
   VP_REQUIRE_GPU();
-  expectGpuMatchesCpu({{{1921, 1081}}, kSigmas, {"random", "natural"}, {std::begin(kModes), std::end(kModes)}});
+  expectGpuMatchesCpu({{{1921, 1081}}, kSigmas, {"random", "natural"}, {std::begin(kBorderModes), std::end(kBorderModes)}});
 }
 
 TEST(GaussGpu, MatchesCpuIn4K) {

@@ -6,6 +6,7 @@
 #include "gpu/filters/median/median.h"
 #include "gpu/filters/median/median_filter.h"
 #include "gpu/processor.h"
+#include "support/borders.h"
 #include "support/gpu_test.h"
 #include "support/images.h"
 #include "support/median_reference.h"
@@ -23,15 +24,13 @@
 namespace vp {
 namespace {
 
-constexpr BorderMode kModes[] = {BorderMode::Zero, BorderMode::Replicate, BorderMode::Reflect,
-                                 BorderMode::Wrap};
+using test::kBorderModes;
 constexpr MedianMethod kMethods[] = {MedianMethod::Network, MedianMethod::Histogram,
                                      MedianMethod::HistogramWide};
 
 std::string describe(int w, int h, const char* image, const MedianParams& p) {
-  static const char* names[] = {"zero", "replicate", "reflect", "wrap"};
   return std::to_string(w) + "x" + std::to_string(h) + " " + image + " r=" + std::to_string(p.radius) + " " +
-         names[int(p.border)];
+         test::borderName(p.border);
 }
 
 HostImage cpuMedian(const HostImage& in, const MedianParams& p, MedianCpuScratch& scratch) {
@@ -78,7 +77,7 @@ TEST(MedianCpu, MatchesReferenceAtEveryRadius) {
     MedianCpuScratch scratch(w, h);
     for (const char* image : {"random", "natural"}) {
       const HostImage in = makeCase(image, w, h, 11);
-      for (BorderMode mode : kModes)
+      for (BorderMode mode : kBorderModes)
         for (int r = kMinMedianRadius; r <= kMaxMedianRadius; ++r) {
           const MedianParams p{r, mode};
           const test::ImageDiff d = test::compare(cpuMedian(in, p, scratch), test::ref::medianFilter(in, p));
@@ -93,7 +92,7 @@ TEST(MedianCpu, MatchesReferenceOnAdversarialInputs) {
   MedianCpuScratch scratch(w, h);
   for (const char* image : {"flat", "two-values", "checker", "ramps", "impulses"}) {
     const HostImage in = makeCase(image, w, h, 5);
-    for (BorderMode mode : kModes)
+    for (BorderMode mode : kBorderModes)
       for (int r : {1, 2, 3, 4, 7, 8, 15}) {
         const MedianParams p{r, mode};
         const test::ImageDiff d = test::compare(cpuMedian(in, p, scratch), test::ref::medianFilter(in, p));
@@ -258,13 +257,13 @@ TEST(MedianGpu, MatchesCpuOnSmallImages) {
   expectGpuMatchesCpu({{{1, 1}, {2, 3}, {17, 9}, {333, 197}},
                        kSwitchRadii,
                        {"random", "natural", "two-values", "impulses"},
-                       {std::begin(kModes), std::end(kModes)}});
+                       {std::begin(kBorderModes), std::end(kBorderModes)}});
 }
 
 TEST(MedianGpu, MatchesCpuOnLargeImages) {
   VP_REQUIRE_GPU();
   expectGpuMatchesCpu(
-      {{{1921, 1081}}, kSwitchRadii, {"random", "natural"}, {std::begin(kModes), std::end(kModes)}});
+      {{{1921, 1081}}, kSwitchRadii, {"random", "natural"}, {std::begin(kBorderModes), std::end(kBorderModes)}});
 }
 
 TEST(MedianGpu, MatchesCpuIn4K) {

@@ -3,6 +3,7 @@
 #include "support/filter_reference.h"
 
 #include "support/blur_reference.h"
+#include "support/borders.h"
 #include "support/edges_reference.h"
 #include "support/gauss_reference.h"
 #include "support/kmeans_reference.h"
@@ -32,10 +33,8 @@ namespace {
 // ---- blur ----
 
 BorderMode borderNamed(const std::string& name) {
-  if (name == "zero") return BorderMode::Zero;
-  if (name == "replicate") return BorderMode::Replicate;
-  if (name == "reflect") return BorderMode::Reflect;
-  if (name == "wrap") return BorderMode::Wrap;
+  for (BorderMode mode : kBorderModes)
+    if (name == borderName(mode)) return mode;
   throw std::logic_error("filter_reference: unknown blur border '" + name + "'");
 }
 

@@ -43,6 +43,7 @@ bool Feeder::feed(const ProcessParams& params) {
   if (auto ticket = processor_.submit(in, params)) {
     if (serials_.empty() || serials_.back().second != f->info.serial) serials_.emplace_back(*ticket, f->info.serial);
     pending_ = ticket;
+    lastTicket_ = *ticket;
     ++framesIn_;
     return true;
   }

@@ -38,6 +38,9 @@ class Feeder {
   int64_t skipped() const { return skipped_; }
 
   int64_t framesIn() const { return framesIn_; }
+  // The ticket of the last frame submitted (0: none yet); frames submitted later carry
+  // larger tickets and the parameters in force when they were submitted.
+  uint64_t lastTicket() const { return lastTicket_; }
   // The seek serial of the frame submitted as `ticket`; asked in ticket order (outputs
   // come out in order), so older records are let go.
   uint32_t serialOf(uint64_t ticket);
@@ -50,6 +53,7 @@ class Feeder {
   bool eos_ = false;
   bool feeding_ = true;
   int64_t framesIn_ = 0;
+  uint64_t lastTicket_ = 0;
   int64_t skipped_ = 0;
   std::function<bool(int64_t)> late_;
   std::deque<std::pair<uint64_t, uint32_t>> serials_;  // first ticket of each serial submitted

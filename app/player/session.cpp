@@ -213,7 +213,7 @@ void Session::screenshot(const std::string& wanted, Origin origin) {
   // Headless keeps no per-frame copy; a window showing a comparison has no processed frame
   // alone to save: both take the next frame processed.
   if (role_ == Role::Headless || (params_.compare != CompareMode::Off && options_.outputView != "shown")) {
-    pendingShots_.push_back(path());
+    pendingShots_.push_back({path(), feeder_->lastTicket()});
     if (role_ == Role::Window)
       notify("screenshot: the processed frame is saved from the next frame (the window shows a comparison)",
              origin);
@@ -243,15 +243,17 @@ bool Session::needProcessed() const {
 void Session::savePendingScreenshots(const OutputFrame& out) {
   const RgbPicture picture = savedPicture(out);
   if (!picture.rgb) return;  // submitted before the screenshot asked for it: the next frame
-  for (const std::string& path : pendingShots_) {
+  auto due = [&](const PendingShot& shot) { return out.ticket > shot.after; };
+  for (const PendingShot& shot : pendingShots_) {
+    if (!due(shot)) continue;
     try {
-      writePng(path, picture.rgb, picture.pitch, picture.width, picture.height);
-      notify("screenshot saved: " + path, Origin::Key);
+      writePng(shot.path, picture.rgb, picture.pitch, picture.width, picture.height);
+      notify("screenshot saved: " + shot.path, Origin::Key);
     } catch (const std::exception& e) {
       notify(std::string("screenshot failed: ") + e.what(), Origin::Key, true);
     }
   }
-  pendingShots_.clear();
+  pendingShots_.erase(std::remove_if(pendingShots_.begin(), pendingShots_.end(), due), pendingShots_.end());
 }
 
 bool Session::feed() {

@@ -149,7 +149,14 @@ class Session {
   int discard_ = 0;          // window: outputs still in flight from before a seek
   int64_t positionUs_ = 0;   // timestamp of the last frame consumed (or the seek target)
   int64_t screenshots_ = 0;  // screenshot names made so far
-  std::vector<std::string> pendingShots_;  // written from the next frame that has the picture
+  // Screenshots asked for while no picture was kept: each is written from the first frame
+  // submitted after the request (ticket > after), so it shows the parameters set before it,
+  // not a frame already in flight.
+  struct PendingShot {
+    std::string path;
+    uint64_t after = 0;
+  };
+  std::vector<PendingShot> pendingShots_;
   std::vector<uint8_t> shown_;             // window: the frame shown (packed RGB24)
   int shownWidth_ = 0, shownHeight_ = 0;
   std::string status_;

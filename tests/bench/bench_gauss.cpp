@@ -7,6 +7,7 @@
 #include "support/cuda_bench.h"
 #include "support/images.h"
 
+#include <array>
 #include <string>
 
 namespace vp::test {
@@ -45,17 +46,21 @@ BENCHMARK(BM_GaussGpu)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
-// Each path forced where both can run (R <= 16, sigma <= 5.33): where the policy's switch
-// from fused to two-pass belongs (kMaxFusedGaussRadius, gauss_params.h). Args: w, h,
-// sigma10, path (0 fused, 1 two-pass).
+// Each path forced where it can run (tensor cores R <= 24, fused R <= 16): where the
+// policy's switches belong (selectGaussPath, gauss_tiles.h). Args: w, h, sigma10, path
+// (0 mma, 1 fused, 2 two-pass).
 void BM_GaussGpuPath(benchmark::State& state) {
   if (skipWithoutGpu(state)) return;
   const int w = int(state.range(0)), h = int(state.range(1));
   const GaussParams p{double(state.range(2)) / 10, BorderMode::Replicate};
-  const GaussPath path = state.range(3) == 0 ? GaussPath::Fused : GaussPath::TwoPass;
+  const GaussPath path = std::array{GaussPath::Mma, GaussPath::Fused, GaussPath::TwoPass}[size_t(state.range(3))];
   const DeviceImage in = upload(makeNatural(w, h, 1));
   DeviceImage out(w, h);
   GaussWorkspace ws(w, h);
+  if (!ws.runs(path, p.sigma)) {
+    state.SkipWithError("this path cannot run this sigma on this device");
+    return;
+  }
   Stream stream;
   timeCudaLoop(state, stream,
                [&](cudaStream_t s) { detail::gaussGpuWithPath(in.view(), out.view(), p, path, ws, s); });
@@ -64,8 +69,10 @@ void BM_GaussGpuPath(benchmark::State& state) {
 }
 BENCHMARK(BM_GaussGpuPath)
     ->ArgNames({"w", "h", "sigma10", "path"})
-    ->ArgsProduct({{1920}, {1080}, {10, 20, 40, 53}, {0, 1}})
-    ->ArgsProduct({{3840}, {2160}, {10, 20, 40, 53}, {0, 1}})
+    ->ArgsProduct({{1920}, {1080}, {10, 20, 40, 53}, {0, 1, 2}})
+    ->ArgsProduct({{3840}, {2160}, {10, 20, 40, 53}, {0, 1, 2}})
+    ->ArgsProduct({{1920}, {1080}, {60, 80}, {0, 2}})
+    ->ArgsProduct({{3840}, {2160}, {60, 80}, {0, 2}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

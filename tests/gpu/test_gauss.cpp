@@ -314,19 +314,62 @@ TEST(GaussTilesOnHost, BothPathsOnAnOddFrame) {
   }
 }
 
-TEST(GaussPolicy, FusedUpToRadius16WhereItFits) {
+TEST(GaussPolicy, TensorCoresUpToRadius24ThenFusedUpToRadius16WhereItFits) {
   const size_t h200 = 227 * 1024;  // the H200's opt-in shared memory per block
-  EXPECT_EQ(gauss::selectGaussPath(1, h200), GaussPath::Fused);
-  EXPECT_EQ(gauss::selectGaussPath(kMaxFusedGaussRadius, h200), GaussPath::Fused);
-  EXPECT_EQ(gauss::selectGaussPath(kMaxFusedGaussRadius + 1, h200), GaussPath::TwoPass);
-  EXPECT_EQ(gauss::selectGaussPath(kMaxGaussRadius, h200), GaussPath::TwoPass);
+  EXPECT_EQ(gauss::selectGaussPath(1, h200, true), GaussPath::Mma);
+  EXPECT_EQ(gauss::selectGaussPath(kMaxMmaGaussRadius, h200, true), GaussPath::Mma);
+  EXPECT_EQ(gauss::selectGaussPath(kMaxMmaGaussRadius + 1, h200, true), GaussPath::TwoPass);
+  EXPECT_EQ(gauss::selectGaussPath(1, h200, false), GaussPath::Fused);
+  EXPECT_EQ(gauss::selectGaussPath(kMaxFusedGaussRadius, h200, false), GaussPath::Fused);
+  EXPECT_EQ(gauss::selectGaussPath(kMaxFusedGaussRadius + 1, h200, false), GaussPath::TwoPass);
+  EXPECT_EQ(gauss::selectGaussPath(kMaxGaussRadius, h200, true), GaussPath::TwoPass);
   EXPECT_EQ(gauss::rowTileRows(kMaxGaussRadius, h200), 32);
-  // A 64 KB device (Turing): the fused path only for small radii, fewer rows per row block.
-  EXPECT_EQ(gauss::selectGaussPath(4, 64 * 1024), GaussPath::Fused);
-  EXPECT_EQ(gauss::selectGaussPath(16, 64 * 1024), GaussPath::TwoPass);
+  // A 64 KB device (Turing): no tensor-core path, the fused path only for small radii, fewer
+  // rows per row block.
+  EXPECT_EQ(gauss::selectGaussPath(4, 64 * 1024, false), GaussPath::Fused);
+  EXPECT_EQ(gauss::selectGaussPath(16, 64 * 1024, false), GaussPath::TwoPass);
+  EXPECT_FALSE(gauss::gaussPathRuns(GaussPath::Mma, 1, 64 * 1024, false));
   EXPECT_LE(gauss::RowLayout(kMaxGaussRadius, gauss::rowTileRows(kMaxGaussRadius, 64 * 1024)).bytes(),
             size_t(64 * 1024));
   EXPECT_LE(gauss::RowLayout(kMaxGaussRadius, gauss::kRowTileRows[2]).bytes(), size_t(48 * 1024));
+  // The tensor-core tile fits sm_80's and sm_86's opt-in shared memory (163 and 99 KB) at every radius.
+  for (int r = 1; r <= kMaxMmaGaussRadius; ++r) EXPECT_LE(gauss::MmaLayout(r).bytes(), size_t(99 * 1024)) << r;
+}
+
+// The tensor-core path's taps as the kernel reads them (gauss_mma.h): every A[m][k] of both
+// passes and every byte plane is the plane's byte of q[|k - m - halo|] inside the band, 0
+// outside it; the planes recombine to the taps; the layout's strides keep fragment loads
+// in distinct banks and cover every sample a fragment reads.
+TEST(GaussMma, ToeplitzStripsHoldTheTapsAndTheLayoutCoversTheFragments) {
+  for (double sigma : {0.3, 0.5, 0.8, 1.0, 2.0, 2.7, 5.0, 5.34, 7.0, 8.0}) {
+    const int radius = gaussRadius(sigma);
+    const GaussTaps rows = makeGaussTaps(sigma, kGaussRowBits), columns = makeGaussTaps(sigma, kGaussColumnBits);
+    const gauss::MmaTaps m = gauss::makeMmaTaps(rows, columns);
+    const gauss::MmaLayout l(radius);
+    ASSERT_EQ(m.radius, radius);
+    ASSERT_GE(32 * l.steps, 16 + 2 * l.halo) << sigma;
+    EXPECT_EQ(m.columnPlanes, columns.q[0] >= (1u << 16) ? 3 : 2) << sigma;
+    const GaussTaps* taps[2] = {&rows, &columns};
+    for (int pass = 0; pass < 2; ++pass)
+      for (int mm = 0; mm < 16; ++mm)
+        for (int k = 0; k < 32 * l.steps; ++k) {
+          const int d = k - mm - l.halo, a = d < 0 ? -d : d;
+          const uint32_t want = a <= radius ? taps[pass]->q[a] : 0u;
+          uint32_t got = 0;
+          for (int plane = 0; plane < 3; ++plane) got |= gauss::mmaTapByte(m, pass, plane, mm, k) << (8 * plane);
+          ASSERT_EQ(got, want) << "sigma " << sigma << " pass " << pass << " m " << mm << " k " << k;
+        }
+    for (int stride : {l.inStride, l.hStride}) {
+      EXPECT_EQ(stride % 4, 0);
+      EXPECT_EQ(stride / 4 % 8, 4) << "fragment loads of 8 rows would share banks";
+    }
+    EXPECT_GE(l.inStride, gauss::kMmaCols - 16 + 32 * l.steps);  // the last row fragment's samples
+    EXPECT_GE(l.inStride, gauss::kMmaCols + 2 * l.halo);          // the staged columns
+    EXPECT_GE(l.hStride, l.tileRows - 16 + 32 * l.steps);          // the last column fragment's rows
+    EXPECT_GE(l.hStride, l.rows);
+    EXPECT_EQ(l.rows % 8, 0);
+    EXPECT_EQ(l.tileRows % 16, 0);
+  }
 }
 
 // ---- argument checks -----------------------------------------------------------------
@@ -364,6 +407,8 @@ TEST(GaussArgs, GpuRejectsBadArguments) {
   EXPECT_THROW(gaussGpu(big.view(), big2.view(), GaussParams{}, ws, stream), std::invalid_argument);
   EXPECT_THROW(detail::gaussGpuWithPath(a.view(), b.view(), GaussParams{6}, GaussPath::Fused, ws, stream),
                std::invalid_argument);  // radius 18: beyond the fused path
+  EXPECT_THROW(detail::gaussGpuWithPath(a.view(), b.view(), GaussParams{9}, GaussPath::Mma, ws, stream),
+               std::invalid_argument);  // radius 27: beyond the tensor-core path
   EXPECT_THROW(GaussWorkspace(0, 5), std::invalid_argument);
   EXPECT_THROW(GaussWorkspace(kMaxGaussDimension + 1, 5), std::invalid_argument);
   stream.synchronize();
@@ -371,9 +416,11 @@ TEST(GaussArgs, GpuRejectsBadArguments) {
 
 // ---- the GPU against the twin --------------------------------------------------------
 
-std::vector<GaussPath> pathsFor(double sigma) {
-  std::vector<GaussPath> paths = {GaussPath::TwoPass};
-  if (gaussRadius(sigma) <= kMaxFusedGaussRadius) paths.push_back(GaussPath::Fused);
+// Every path this device runs at `sigma`.
+std::vector<GaussPath> pathsFor(const GaussWorkspace& ws, double sigma) {
+  std::vector<GaussPath> paths;
+  for (GaussPath path : {GaussPath::Mma, GaussPath::Fused, GaussPath::TwoPass})
+    if (ws.runs(path, sigma)) paths.push_back(path);
   return paths;
 }
 
@@ -398,7 +445,7 @@ void expectGpuMatchesCpu(const GpuCase& c) {
           const GaussParams p{sigma, mode};
           const HostImage want = cpuGauss(in, p, scratch);
           // The policy's path, then each path forced.
-          std::vector<GaussPath> paths = pathsFor(sigma);
+          std::vector<GaussPath> paths = pathsFor(ws, sigma);
           paths.insert(paths.begin(), ws.path(sigma));
           for (size_t i = 0; i < paths.size(); ++i) {
             test::poison(out);

@@ -1,5 +1,5 @@
-// Gaussian blur on CUDA (gauss.h): the kernels (each a thin wrapper of the per-thread
-// phases in gauss_tiles.h, a barrier between phases), the workspace and the dispatch.
+// Gaussian blur on CUDA (gauss.h): the kernels (each a thin wrapper of the phases in
+// gauss_tiles.h or gauss_mma.cuh, a barrier between phases), the workspace and the dispatch.
 // The taps travel as kernel parameters (__grid_constant__: read in place from the constant
 // bank, all threads of a warp the same word), recomputed on the host only when sigma
 // changes, so concurrent slots with different sigmas never share a buffer.
@@ -7,6 +7,7 @@
 #include "gpu/filters/blur/blur_launch.cuh"
 #include "gpu/filters/gauss/gauss.h"
 #include "gpu/filters/gauss/gauss_math.h"
+#include "gpu/filters/gauss/gauss_mma.cuh"
 #include "gpu/filters/gauss/gauss_tiles.h"
 
 #include <cuda_runtime.h>
@@ -30,6 +31,17 @@ __global__ void __launch_bounds__(kThreads)
   fusedRows(b, rowTaps, in.width, int(threadIdx.x));
   __syncthreads();
   fusedColumns(b, columnTaps, out, int(threadIdx.x));
+}
+
+// Tensor-core path: one kMmaCols x tileRows output tile per block (gauss_mma.cuh). Steps:
+// k-steps of 32 samples (1 for R <= 8, 2 beyond); the register budget lets 4 and 3 blocks
+// share an SM, as their shared memory does.
+template <int Steps>
+__global__ void __launch_bounds__(kMmaThreads, Steps == 1 ? 4 : 3)
+    mmaKernel(ConstRgbaView in, RgbaView out, BorderMode border, const __grid_constant__ MmaTaps taps, bool vectors) {
+  extern __shared__ uint4 mmaSmem[];
+  mma::blurTile<Steps>(reinterpret_cast<unsigned char*>(mmaSmem), in, out, border, taps, vectors,
+                       int(blockIdx.x) * kMmaCols, int(blockIdx.y) * MmaLayout(taps.radius).tileRows, int(threadIdx.x));
 }
 
 // Two-pass path, rows: H of `tileRows` rows x kRowCols columns per block.
@@ -59,15 +71,27 @@ int blocks(int n, int per) { return (n + per - 1) / per; }
 // Allows the fused and row kernels the dynamic shared memory the opt-in limit leaves
 // beside their static part; returns that many bytes.
 size_t prepareKernels(size_t sharedOptin) {
+  const void* kernels[] = {reinterpret_cast<const void*>(fusedKernel), reinterpret_cast<const void*>(rowKernel),
+                           reinterpret_cast<const void*>(mmaKernel<1>), reinterpret_cast<const void*>(mmaKernel<2>)};
   size_t usable = sharedOptin;
-  for (const void* k : {reinterpret_cast<const void*>(fusedKernel), reinterpret_cast<const void*>(rowKernel)}) {
+  for (const void* k : kernels) {
     cudaFuncAttributes attr{};
     VP_CUDA_CHECK(cudaFuncGetAttributes(&attr, k));
     usable = std::min(usable, sharedOptin - attr.sharedSizeBytes);
   }
-  VP_CUDA_CHECK(cudaFuncSetAttribute(fusedKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(usable)));
-  VP_CUDA_CHECK(cudaFuncSetAttribute(rowKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(usable)));
+  for (const void* k : kernels)
+    VP_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, int(usable)));
   return usable;
+}
+
+void launchMma(ConstRgbaView in, RgbaView out, BorderMode border, const MmaTaps& taps, cudaStream_t stream) {
+  const MmaLayout layout(taps.radius);
+  const dim3 grid(blocks(in.width, kMmaCols), blocks(in.height, layout.tileRows));
+  // 4 pixels as one 16-byte load or store where every group of 4 starts on a 16-byte boundary.
+  const auto aligned = [](const void* p, size_t pitch) { return reinterpret_cast<uintptr_t>(p) % 16 == 0 && pitch % 16 == 0; };
+  const bool vectors = aligned(in.data, in.pitch) && aligned(out.data, out.pitch);
+  blur::launch(layout.steps == 1 ? mmaKernel<1> : mmaKernel<2>, grid, dim3(kMmaThreads), layout.bytes(), stream,
+               false, in, out, border, taps, vectors);
 }
 
 void launchFused(ConstRgbaView in, RgbaView out, BorderMode border, const GaussTaps& rowTaps,
@@ -96,15 +120,18 @@ struct GaussWorkspaceAccess {
   static const DevicePitchedBuffer& sums(const GaussWorkspace& ws) { return ws.sums_; }
   static size_t sharedOptin(const GaussWorkspace& ws) { return ws.sharedOptin_; }
   static bool pdl(const GaussWorkspace& ws) { return ws.pdl_; }
+  static bool tensorCores(const GaussWorkspace& ws) { return ws.tensorCores_; }
   // The taps for `sigma`, recomputed on the host only when it differs from the last call's.
   static void updateTaps(GaussWorkspace& ws, double sigma) {
     if (ws.sigma_ == sigma) return;
     ws.rowTaps_ = makeGaussTaps(sigma, kGaussRowBits);
     ws.columnTaps_ = makeGaussTaps(sigma, kGaussColumnBits);
+    ws.mmaTaps_ = gauss::makeMmaTaps(ws.rowTaps_, ws.columnTaps_);
     ws.sigma_ = sigma;
   }
   static const GaussTaps& rowTaps(const GaussWorkspace& ws) { return ws.rowTaps_; }
   static const GaussTaps& columnTaps(const GaussWorkspace& ws) { return ws.columnTaps_; }
+  static const gauss::MmaTaps& mmaTaps(const GaussWorkspace& ws) { return ws.mmaTaps_; }
 };
 
 GaussWorkspace::GaussWorkspace(int maxWidth, int maxHeight) : maxWidth_(maxWidth), maxHeight_(maxHeight) {
@@ -114,6 +141,7 @@ GaussWorkspace::GaussWorkspace(int maxWidth, int maxHeight) : maxWidth_(maxWidth
   VP_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   VP_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   pdl_ = major >= 9;
+  tensorCores_ = major >= 8;
   sharedOptin_ = gauss::prepareKernels(size_t(optin));
   if (gauss::RowLayout(kMaxGaussRadius, gauss::kRowTileRows[2]).bytes() > sharedOptin_)
     throw std::invalid_argument("GaussWorkspace: this device has too little shared memory per block");
@@ -121,7 +149,11 @@ GaussWorkspace::GaussWorkspace(int maxWidth, int maxHeight) : maxWidth_(maxWidth
 }
 
 GaussPath GaussWorkspace::path(double sigma) const {
-  return gauss::selectGaussPath(gaussRadius(sigma), sharedOptin_);
+  return gauss::selectGaussPath(gaussRadius(sigma), sharedOptin_, tensorCores_);
+}
+
+bool GaussWorkspace::runs(GaussPath path, double sigma) const {
+  return gauss::gaussPathRuns(path, gaussRadius(sigma), sharedOptin_, tensorCores_);
 }
 
 namespace {
@@ -131,14 +163,16 @@ void run(ConstRgbaView in, RgbaView out, const GaussParams& params, const GaussP
   if (!gauss::checkGaussArgs(in, out, params, ws.maxWidth(), ws.maxHeight(), "gaussGpu")) return;
   const int radius = gaussRadius(params.sigma);
   const size_t optin = GaussWorkspaceAccess::sharedOptin(ws);
-  const GaussPath path = forced ? *forced : gauss::selectGaussPath(radius, optin);
-  if (path == GaussPath::Fused && !gauss::fusedFits(radius, optin))
-    throw std::invalid_argument("gaussGpu: the fused path cannot run radius " + std::to_string(radius) +
-                                " on this device");
+  const GaussPath path = forced ? *forced : ws.path(params.sigma);
+  if (!ws.runs(path, params.sigma))
+    throw std::invalid_argument(std::string("gaussGpu: the ") + gaussPathName(path) + " path cannot run radius " +
+                                std::to_string(radius) + " on this device");
   GaussWorkspaceAccess::updateTaps(ws, params.sigma);
   const GaussTaps& rowTaps = GaussWorkspaceAccess::rowTaps(ws);
   const GaussTaps& columnTaps = GaussWorkspaceAccess::columnTaps(ws);
-  if (path == GaussPath::Fused) {
+  if (path == GaussPath::Mma) {
+    gauss::launchMma(in, out, params.border, GaussWorkspaceAccess::mmaTaps(ws), stream);
+  } else if (path == GaussPath::Fused) {
     gauss::launchFused(in, out, params.border, rowTaps, columnTaps, stream);
   } else {
     const DevicePitchedBuffer& buffer = GaussWorkspaceAccess::sums(ws);

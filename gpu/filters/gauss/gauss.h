@@ -21,13 +21,15 @@
 //
 // GPU (docs/design/gauss.md): the taps are computed on the host when sigma changes and
 // passed to the kernels by value (kernel parameters: no device buffer, no copy, no sync).
-// R <= 16: one fused kernel per 64x32 (R <= 8) or 64x64 output tile (the input tile and the row sums in shared
-// memory); larger R: a row kernel writing H (ushort4 per pixel) and a column kernel reading
-// it. Work is O(R) per pixel: about 3 (R + 1) integer multiply-adds per pixel and pass (the
-// symmetric taps pair up), so the cost grows with sigma.
+// R <= 24 on sm_80+: one kernel per 64x32 (R <= 8) or 64x64 output tile on the tensor
+// cores, each pass a product of byte matrices (gauss_mma.h); without tensor cores, R <= 16:
+// one fused kernel per tile on the integer units; larger R: a row kernel writing H (ushort4
+// per pixel) and a column kernel reading it. The integer-unit kernels do about
+// 3 (R + 1) multiply-adds per pixel and pass (the symmetric taps pair up): O(sigma).
 #pragma once
 
 #include "gpu/cuda/cuda_resources.h"
+#include "gpu/filters/gauss/gauss_mma.h"
 #include "gpu/filters/gauss/gauss_params.h"
 #include "gpu/image.h"
 
@@ -52,6 +54,8 @@ class GaussWorkspace {
   int maxHeight() const { return maxHeight_; }
   // The path gaussGpu runs at `sigma` on this device.
   GaussPath path(double sigma) const;
+  // Whether detail::gaussGpuWithPath can run `path` at `sigma` on this device.
+  bool runs(GaussPath path, double sigma) const;
 
  private:
   friend struct GaussWorkspaceAccess;
@@ -60,9 +64,11 @@ class GaussWorkspace {
   DevicePitchedBuffer sums_;  // ushort4 per pixel: the row pass's output (two-pass path)
   size_t sharedOptin_ = 0;  // bytes of dynamic shared memory a block may use on this device
   bool pdl_ = false;        // programmatic dependent launch (sm_90+): column kernel overlaps the row kernel's tail
+  bool tensorCores_ = false;  // sm_80+: integer mma (the Mma path)
   double sigma_ = -1;       // the sigma the taps are for (-1: none yet)
   GaussTaps rowTaps_;       // makeGaussTaps(sigma_, kGaussRowBits)
   GaussTaps columnTaps_;    // makeGaussTaps(sigma_, kGaussColumnBits)
+  gauss::MmaTaps mmaTaps_;  // makeMmaTaps(rowTaps_, columnTaps_)
 };
 
 // Blurs `in` into `out` (same size, must not overlap) on `stream`. Asynchronous; no
@@ -73,9 +79,9 @@ void gaussGpu(ConstRgbaView in, RgbaView out, const GaussParams& params, GaussWo
               cudaStream_t stream);
 
 namespace detail {
-// gaussGpu on the path `path` instead of the policy's choice, so tests hold both paths to
-// the CPU twin. Same checks, plus std::invalid_argument when the fused path cannot run the
-// radius (R > kMaxFusedGaussRadius, or too little shared memory on this device).
+// gaussGpu on the path `path` instead of the policy's choice, so tests hold every path to
+// the CPU twin. Same checks, plus std::invalid_argument when the path cannot run the radius
+// on this device (GaussWorkspace::runs).
 void gaussGpuWithPath(ConstRgbaView in, RgbaView out, const GaussParams& params, GaussPath path,
                       GaussWorkspace& ws, cudaStream_t stream);
 }  // namespace detail

@@ -15,6 +15,7 @@
 
 #include "gpu/filters/blur/box_blur_math.h"  // extendIndex
 #include "gpu/filters/gauss/gauss_math.h"
+#include "gpu/filters/gauss/gauss_mma.h"
 #include "gpu/filters/gauss/gauss_params.h"
 #include "gpu/filters/gauss/tile_access.h"
 #include "gpu/image.h"
@@ -200,9 +201,22 @@ VP_UNROLL
 inline bool fusedFits(int radius, size_t sharedOptin) {
   return radius <= kMaxFusedGaussRadius && FusedLayout(radius).bytes() <= sharedOptin;
 }
-// The path gaussGpu runs (docs/design/gauss.md): fused up to kMaxFusedGaussRadius where it fits.
-inline GaussPath selectGaussPath(int radius, size_t sharedOptin) {
-  return fusedFits(radius, sharedOptin) ? GaussPath::Fused : GaussPath::TwoPass;
+// Whether `path` can run radius R on a device with `sharedOptin` bytes of shared memory a
+// block and (tensorCores) sm_80's integer mma.
+inline bool gaussPathRuns(GaussPath path, int radius, size_t sharedOptin, bool tensorCores) {
+  switch (path) {
+    case GaussPath::Mma: return tensorCores && mmaFits(radius, sharedOptin);
+    case GaussPath::Fused: return fusedFits(radius, sharedOptin);
+    case GaussPath::TwoPass: return true;
+  }
+  return false;
+}
+// The path gaussGpu runs (docs/design/gauss.md): the tensor cores up to kMaxMmaGaussRadius,
+// then (or without them) fused up to kMaxFusedGaussRadius where it fits, then two passes.
+inline GaussPath selectGaussPath(int radius, size_t sharedOptin, bool tensorCores) {
+  for (GaussPath path : {GaussPath::Mma, GaussPath::Fused})
+    if (gaussPathRuns(path, radius, sharedOptin, tensorCores)) return path;
+  return GaussPath::TwoPass;
 }
 
 // ---- two-pass path, row kernel: one block per tile of `rows` rows x kRowCols columns -----

@@ -1,4 +1,5 @@
-// A video source: opens an input, runs a decode thread that fills a FrameQueue.
+// A video source: opens an input, runs the threads that demux it and decode its video into
+// a FrameQueue.
 #pragma once
 
 #include "io/audio/audio_stream.h"
@@ -62,8 +63,8 @@ struct SourceOptions {
   // < 0 picks the best one, N the N-th audio stream (from 0).
   bool audio = false;
   int audioTrack = -1;
-  // With sound, the bytes the audio and video packet queues may hold together before the
-  // demuxer waits (ffplay's MAX_QUEUE_SIZE; io/source/video_packet_queue.h).
+  // The bytes the video packet queue and the audio's may hold together before the demuxer
+  // waits (ffplay's MAX_QUEUE_SIZE; io/source/video_packet_queue.h).
   int64_t maxQueuedBytes = int64_t(15) * 1024 * 1024;
 };
 
@@ -94,16 +95,16 @@ class Source {
   virtual ~Source() = default;
   // Info known after opening; width/height/pixelFormat follow the latest frame.
   virtual SourceInfo info() const = 0;
-  // Starts the decode thread, which fills `queue` until EOF (then pushes one
+  // Starts the source's threads, which fill `queue` until EOF (then push one
   // endOfStream marker), abort, or stop(). Once per source. `queue` must outlive
-  // the decode thread: stop() (or destroy) the source before the queue. With an audio
-  // sink, demuxing and video decoding run on two threads, so a full `queue` holds back
-  // the video only, never the audio (bounded by maxQueuedBytes).
+  // them: stop() (or destroy) the source before the queue. Demuxing and video decoding
+  // run on two threads, so a full `queue` holds back the video only, never the audio
+  // (bounded by maxQueuedBytes).
   virtual void start(FrameQueue& queue) = 0;
-  // Stops and joins the decode thread; safe to call twice and from the destructor.
+  // Stops and joins the source's threads; safe to call twice and from the destructor.
   virtual void stop() = 0;
   // Requests a seek to `targetUs` (absolute position in the file, microseconds);
-  // returns at once, the decode thread carries it out. Bumps serial(): queued
+  // returns at once, the source's threads carry it out. Bumps serial(): queued
   // frames are flushed, frames after it carry the new serial, and the first one
   // is the frame shown at `targetUs` (decoded from the keyframe before it), with
   // pts counted from the file start again (a loop's offset is dropped). Works
@@ -120,7 +121,7 @@ class Source {
   // The audio track demuxed beside the video (SourceOptions::audio); empty if none.
   virtual AudioTrackInfo audioTrack() const { return {}; }
   // Where the demux thread hands the track's packets; set before start(), and `sink`
-  // must outlive the decode thread (stop() first).
+  // must outlive the source's threads (stop() first).
   virtual void setAudioSink(AudioPacketSink* sink) { (void)sink; }
 };
 

@@ -59,8 +59,9 @@ PacketQueueLevel VideoPacketQueue::level() const {
   return level_;
 }
 
-bool packetQueuesFull(const PacketQueueLevel& video, const PacketQueueLevel& audio, int64_t maxBytes) {
-  return video.bytes + audio.bytes > maxBytes || (enough(video) && enough(audio));
+bool packetQueuesFull(const PacketQueueLevel& video, const PacketQueueLevel* audio, int64_t maxBytes) {
+  if (!audio) return video.bytes > maxBytes || enough(video);
+  return video.bytes + audio->bytes > maxBytes || (enough(video) && enough(*audio));
 }
 
 }  // namespace vp

@@ -67,6 +67,8 @@ bool parseOptions(std::vector<std::string>& args, vp::test::ClipSpec& spec) {
       spec.audio.layout = v;
     } else if (a == "--rate") {
       spec.audio.sampleRate = std::atoi(v.c_str());
+    } else if (a == "--scene-every") {  // a scene cut every N frames (every second scene noisy)
+      spec.sceneEvery = std::atoi(v.c_str());
     } else {
       std::fprintf(stderr, "vp_make_clip: unknown option %s\n", a.c_str());
       return false;
@@ -86,7 +88,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: %s OUT WIDTH HEIGHT FRAMES [CODEC=libx264] [PIXFMT=yuv420p] [FPS=30] [ROTATION=0] "
                  "[CHANGE_AT WxH] [--picture natural|black|flashes|noise] [--audio CODEC] "
-                 "[--sound beeps|sine|silence|levels|turns] [--layout NAME] [--rate HZ]\n",
+                 "[--sound beeps|sine|silence|levels|turns] [--layout NAME] [--rate HZ] [--scene-every N]\n",
                  argv[0]);
     return 2;
   }

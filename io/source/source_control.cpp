@@ -5,11 +5,7 @@
 namespace vp {
 
 void SourceControl::abort() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    abort_ = true;
-  }
-  cond_.notify_all();
+  raise(abort_);
 }
 
 bool SourceControl::requestSeek(int64_t targetUs, FrameQueue* frames) {
@@ -74,13 +70,7 @@ SourceControl::AfterEnd SourceControl::waitAfterEnd(uint32_t serial, int64_t& re
   return abort_ || videoDone_ ? AfterEnd::Stop : AfterEnd::Seek;
 }
 
-void SourceControl::videoDone() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    videoDone_ = true;
-  }
-  cond_.notify_all();
-}
+void SourceControl::videoDone() { raise(videoDone_); }
 
 bool SourceControl::waitForRoom(std::chrono::milliseconds most) {
   std::unique_lock<std::mutex> lock(mutex_);
@@ -91,13 +81,7 @@ bool SourceControl::waitForRoom(std::chrono::milliseconds most) {
   return !videoDone_;
 }
 
-void SourceControl::roomMade() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    roomMade_ = true;
-  }
-  cond_.notify_all();
-}
+void SourceControl::roomMade() { raise(roomMade_); }
 
 bool SourceControl::sleepFor(std::chrono::milliseconds d) {
   std::unique_lock<std::mutex> lock(mutex_);

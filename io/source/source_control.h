@@ -89,6 +89,16 @@ class SourceControl {
   }
 
  private:
+  // Sets a flag a waiter checks under the lock (so no wake-up is lost) and wakes them all.
+  template <class Flag>
+  void raise(Flag& flag) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      flag = true;
+    }
+    cond_.notify_all();
+  }
+
   const std::string url_;
   std::atomic<bool> abort_{false};
   std::atomic<bool> seekPending_{false};      // also read without the lock

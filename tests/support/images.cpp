@@ -3,6 +3,7 @@
 #include "gpu/cuda/cuda_check.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cmath>
 #include <cstdio>
@@ -17,6 +18,40 @@ HostImage makeRandom(int width, int height, uint64_t seed) {
     for (int x = 0; x < width; ++x) {
       uint64_t v = rng.next();
       img.at(x, y) = make_uchar4(uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24));
+    }
+  return img;
+}
+
+HostImage makeBlobs(int width, int height, int regions, double noise, uint64_t seed, std::vector<int>* labels) {
+  static constexpr uint8_t kPalette[8][3] = {{230, 40, 40},  {40, 200, 60},  {40, 60, 220},   {240, 220, 50},
+                                             {200, 60, 200}, {40, 210, 210}, {235, 235, 235}, {20, 20, 20}};
+  regions = std::clamp(regions, 1, 8);
+  SplitMix64 rng(seed);
+  const auto unit = [&] { return double(rng.next() >> 11) * 0x1.0p-53; };  // [0, 1)
+  // Centres: a cols x rows grid with at least `regions` cells, one centre in each of the
+  // first `regions` cells, jittered within its middle half.
+  const int cols = int(std::ceil(std::sqrt(double(regions)))), rows = (regions + cols - 1) / cols;
+  std::vector<std::array<double, 2>> centres;
+  for (int i = 0; i < regions; ++i)
+    centres.push_back({(i % cols + 0.25 + 0.5 * unit()) * width / cols, (i / cols + 0.25 + 0.5 * unit()) * height / rows});
+  HostImage img(width, height);
+  if (labels) labels->assign(size_t(width) * size_t(height), 0);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      int best = 0;
+      double bestD = 1e300;
+      for (int i = 0; i < regions; ++i) {
+        const double dx = x + 0.5 - centres[size_t(i)][0], dy = y + 0.5 - centres[size_t(i)][1];
+        if (dx * dx + dy * dy < bestD) bestD = dx * dx + dy * dy, best = i;
+      }
+      if (labels) (*labels)[size_t(y) * size_t(width) + size_t(x)] = best;
+      uint8_t c[3];
+      for (int ch = 0; ch < 3; ++ch) {
+        // Box-Muller: one normal deviate from two uniforms (1 - u keeps the log finite).
+        const double n = std::sqrt(-2.0 * std::log(1.0 - unit())) * std::cos(6.283185307179586 * unit());
+        c[ch] = uint8_t(std::clamp(std::lround(kPalette[best][ch] + noise * n), 0L, 255L));
+      }
+      img.at(x, y) = make_uchar4(c[0], c[1], c[2], 255);
     }
   return img;
 }

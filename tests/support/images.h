@@ -17,6 +17,12 @@ HostImage makeRandom(int width, int height, uint64_t seed);
 // like to K-means and blur. `phase` moves the content (consecutive frames of a clip).
 // Never all zeros; alpha 255.
 HostImage makeNatural(int width, int height, uint64_t seed, float phase = 0.f);
+// `regions` (2..8) flat colour regions as large blobs (the Voronoi cells of points
+// jittered around a grid, each painted a colour of a fixed, well-separated palette) plus
+// Gaussian noise of `noise` levels per channel, rounded and clamped; alpha 255. `labels`,
+// when given, receives each pixel's region (raster order). What automatic K must count.
+HostImage makeBlobs(int width, int height, int regions, double noise, uint64_t seed,
+                    std::vector<int>* labels = nullptr);
 // The image as packed RGB24 rows (alpha dropped), what the processors output.
 std::vector<uint8_t> packRgb(const HostImage& image);
 // Random bytes, usable as raw planes of any format.

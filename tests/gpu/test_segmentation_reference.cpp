@@ -83,6 +83,67 @@ TEST(SegmentationReference, BlobFramesHaveLargeRegionsAndTheAskedNoise) {
   }
 }
 
+// Centres at the middle of their grid cells (pixel-centre convention) with the given colour.
+std::vector<Feature> cellCentres(const test::ref::SlicGrid& g, int w, int h, const std::vector<Feature>& pixels) {
+  std::vector<Feature> c;
+  for (int r = 0; r < g.rows; ++r)
+    for (int col = 0; col < g.cols; ++col) {
+      const double x = (col + 0.5) * w / g.cols - 0.5, y = (r + 0.5) * h / g.rows - 0.5;
+      const Feature& p = pixels[size_t(std::lround(y)) * size_t(w) + size_t(std::lround(x))];
+      c.push_back({p[0], p[1], p[2], x, y});
+    }
+  return c;
+}
+
+TEST(SegmentationReference, SlicGridAndAssignment) {
+  test::ref::SlicGrid g = test::ref::slicGrid(640, 480, 1000);
+  EXPECT_EQ(g.cols, 37);
+  EXPECT_EQ(g.rows, 27);
+  EXPECT_NEAR(g.interval, std::sqrt(307.2), 1e-12);
+  g = test::ref::slicGrid(4, 3, 10000);  // more superpixels than pixels: one a pixel at most
+  EXPECT_EQ(g.cols, 4);
+  EXPECT_EQ(g.rows, 3);
+
+  const int w = 96, h = 64;
+  // A flat frame: colour says nothing, so every pixel takes its own cell's centre.
+  const HostImage flat = test::makeBlobs(w, h, 1, 0, 3);
+  const std::vector<Feature> fp = test::ref::rgbxyFeatures(reinterpret_cast<const uint8_t*>(flat.data()), w, h, -1);
+  g = test::ref::slicGrid(w, h, 24);
+  ASSERT_EQ(g.cols * g.rows, 24);
+  std::vector<int> labels = test::ref::slicAssign(fp, w, h, g, cellCentres(g, w, h, fp), 10);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) ASSERT_EQ(labels[size_t(y * w + x)], g.cellOf(x, y, w, h)) << x << "," << y;
+
+  // Noisy regions, compactness 0: colour alone decides among the 3 x 3 candidates, so a
+  // pixel takes a centre of its own region's colour wherever one is a candidate; and no
+  // pixel ever takes a centre outside its neighbourhood.
+  std::vector<int> regions;
+  const HostImage blobs = test::makeBlobs(w, h, 4, 4, 5, &regions);
+  const std::vector<Feature> bp = test::ref::rgbxyFeatures(reinterpret_cast<const uint8_t*>(blobs.data()), w, h, -1);
+  const std::vector<Feature> centres = cellCentres(g, w, h, bp);
+  std::vector<int> centreRegion;
+  for (const Feature& c : centres) centreRegion.push_back(regions[size_t(std::lround(c[4])) * w + size_t(std::lround(c[3]))]);
+  labels = test::ref::slicAssign(bp, w, h, g, centres, 0);
+  int matched = 0, possible = 0;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const int cell = g.cellOf(x, y, w, h), got = labels[size_t(y * w + x)];
+      ASSERT_LE(std::abs(got % g.cols - cell % g.cols), 1);
+      ASSERT_LE(std::abs(got / g.cols - cell / g.cols), 1);
+      bool candidate = false;
+      for (int dr = -1; dr <= 1; ++dr)
+        for (int dc = -1; dc <= 1; ++dc) {
+          const int r = cell / g.cols + dr, c = cell % g.cols + dc;
+          if (r >= 0 && r < g.rows && c >= 0 && c < g.cols && centreRegion[size_t(r * g.cols + c)] == regions[size_t(y * w + x)])
+            candidate = true;
+        }
+      possible += candidate;
+      matched += candidate && centreRegion[size_t(got)] == regions[size_t(y * w + x)];
+    }
+  EXPECT_GT(possible, w * h / 2);
+  EXPECT_EQ(matched, possible);
+}
+
 // Every 7th pixel of a blob frame as features (colour only), with its true region.
 struct Sample {
   std::vector<Feature> points;

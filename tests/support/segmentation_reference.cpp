@@ -9,7 +9,7 @@ namespace vp::test::ref {
 double spatialScale(double weight, int width, int height) { return weight * 255.0 / double(std::max(width, height)); }
 
 std::vector<Feature> rgbxyFeatures(const uint8_t* rgba, int width, int height, double weight) {
-  const double s = spatialScale(weight, width, height);
+  const double s = weight < 0 ? 1.0 : spatialScale(weight, width, height);
   std::vector<Feature> f;
   f.reserve(size_t(width) * size_t(height));
   for (int y = 0; y < height; ++y)
@@ -97,6 +97,43 @@ double centroidSilhouette(const std::vector<Feature>& points, const std::vector<
     total += m > 0 ? (b - a) / m : 0.0;
   }
   return total / double(points.size());
+}
+
+int SlicGrid::cellOf(int x, int y, int width, int height) const {
+  const int col = int(int64_t(x) * cols / width), row = int(int64_t(y) * rows / height);
+  return row * cols + col;
+}
+
+SlicGrid slicGrid(int width, int height, int superpixels) {
+  SlicGrid g;
+  g.interval = std::sqrt(double(width) * double(height) / double(superpixels));
+  g.cols = std::clamp(int(std::lround(double(width) / g.interval)), 1, width);
+  g.rows = std::clamp(int(std::lround(double(height) / g.interval)), 1, height);
+  return g;
+}
+
+std::vector<int> slicAssign(const std::vector<Feature>& pixels, int width, int height, const SlicGrid& grid,
+                            const std::vector<Feature>& centres, double compactness) {
+  const double spatial = compactness * compactness / (grid.interval * grid.interval);
+  std::vector<int> labels(pixels.size());
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      const Feature& p = pixels[size_t(y) * size_t(width) + size_t(x)];
+      const int cell = grid.cellOf(x, y, width, height), col = cell % grid.cols, row = cell / grid.cols;
+      int best = -1;
+      double bestD = std::numeric_limits<double>::infinity();
+      for (int r = std::max(0, row - 1); r <= std::min(grid.rows - 1, row + 1); ++r)
+        for (int c = std::max(0, col - 1); c <= std::min(grid.cols - 1, col + 1); ++c) {
+          const Feature& q = centres[size_t(r * grid.cols + c)];
+          double colour = 0;
+          for (int i = 0; i < 3; ++i) colour += (p[size_t(i)] - q[size_t(i)]) * (p[size_t(i)] - q[size_t(i)]);
+          const double d = colour + spatial * ((p[3] - q[3]) * (p[3] - q[3]) + (p[4] - q[4]) * (p[4] - q[4]));
+          const int index = r * grid.cols + c;  // visited in increasing order: ties keep the lowest
+          if (d < bestD) bestD = d, best = index;
+        }
+      labels[size_t(y) * size_t(width) + size_t(x)] = best;
+    }
+  return labels;
 }
 
 }  // namespace vp::test::ref

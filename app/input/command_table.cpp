@@ -31,6 +31,7 @@ std::array<VerbInfo, kVerbCount> makeVerbs() {
   const OptionInfo& medianR = kMedianFilter.option(median_option::Radius);
   const OptionInfo& sigma = kGaussFilter.option(gauss_option::Sigma);
   const OptionInfo& threshold = kEdgesFilter.option(edges_option::Threshold);
+  const OptionInfo& view = kKmeansFilter.option(kmeans_option::View);
   return {{
       {Verb::Vf, "vf", ArgKind::VfArgs, 0, 0, "vf set CHAIN|add FILTER|remove N|NAME|toggle N|NAME",
        "edit the filter chain: set replaces it (none: empty), add appends, remove / toggle the N-th element or the "
@@ -58,7 +59,7 @@ std::array<VerbInfo, kVerbCount> makeVerbs() {
        "step the first element's main option (K of kmeans, r of blur)", nullptr},
       {Verb::Passes, "passes", ArgKind::NumberOrCycle, int(passes.lo), int(passes.hi), "passes N|cycle",
        "the first blur's passes, " + bounds(passes), "blur.passes"},
-      {Verb::Border, "border", ArgKind::Border, 0, 0, std::string("border ") + choices(border),
+      {Verb::Border, "border", ArgKind::Choice, 0, 0, std::string("border ") + choices(border),
        "the first blur's border mode", "blur.border"},
       {Verb::Iterations, "iterations", ArgKind::Number, int(iterations.lo), int(iterations.hi), "iterations N",
        "the first kmeans's maximum iterations per frame, " + bounds(iterations), "kmeans.iterations"},
@@ -74,6 +75,9 @@ std::array<VerbInfo, kVerbCount> makeVerbs() {
       {Verb::EdgesOverlay, "edges-overlay", ArgKind::OnOffToggle, 0, 0, "edges-overlay [on|off|toggle]",
        "the first edges's overlay: edges black over the frame (on) or the magnitude as grey (off)",
        "edges.overlay"},
+      {Verb::View, "view", ArgKind::Choice, 0, 0, std::string("view ") + choices(view),
+       "the first kmeans's view: its centre colours, a fixed colour per label, or segment borders over the frame",
+       "kmeans.view"},
       {Verb::Compare, "compare", ArgKind::Compare, 0, 0, "compare off|split|side|cycle",
        "compare view: the original left of a line (split) or beside the result (side)", nullptr},
       {Verb::Split, "split", ArgKind::NumberOrStep, 0, kMaxSplitPercent, "split N|+N|-N",
@@ -124,6 +128,7 @@ const std::vector<KeyBinding> kDefaultKeys = {
     {"t", "edges-t -10", "edge threshold -10"},
     {"shift+t", "edges-t +10", "edge threshold +10"},
     {"o", "edges-overlay toggle", "edges: black over the frame / magnitude"},
+    {"v", "view cycle", "K-means view: colours, labels, boundaries"},
     {"m", "preset cycle", "next preset chain (default: kmeans, blur, none)"},
     {"1", "mode kmeans", "chain: K-means"},
     {"2", "mode blur", "chain: box blur"},

@@ -21,7 +21,7 @@ enum class ArgKind : uint8_t {
   NumberOrCycle,  // N within lo..hi, or cycle
   OptionNumber,   // N | +N | -N on the shorthand's option, its own type (decimals for a Float) and bounds
   FilterName,     // a registered filter | none | cycle
-  Border,         // zero | replicate | reflect | wrap | cycle
+  Choice,         // one of the shorthand's option's choices (border: zero | replicate | ...), or cycle
   OptionValue,    // [ELEMENT.]OPTION VALUE
   OptionStep,     // [ELEMENT.]OPTION +N|-N
   Option,         // [ELEMENT.]OPTION

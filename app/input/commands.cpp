@@ -2,7 +2,6 @@
 
 #include "app/input/command_table.h"
 #include "app/input/text.h"
-#include "gpu/filters/blur/blur_filter.h"
 #include "gpu/filters/registry.h"
 
 #include <algorithm>
@@ -226,17 +225,21 @@ Command parseWords(const std::vector<std::string_view>& w, std::string_view rest
       break;
     case ArgKind::OptionNumber: optionNumberArg(w, v, c); break;
     case ArgKind::FilterName: filterNameArg(w, name, c); break;
-    case ArgKind::Border: {
-      const OptionInfo& border = kBlurFilter.option(blur_option::Border);
+    case ArgKind::Choice: {
+      targetArg(v.option, c);  // "blur.border": target "blur", option "border"
+      const FilterInfo* filter = findFilter(c.target);
+      const OptionInfo& o = filter->option(filter->optionIndex(c.option));
       if (w.size() == 2 && lower(w[1]) == "cycle") {
         c.change = Change::Cycle;
         break;
       }
       try {
         if (w.size() != 2) throw std::invalid_argument("");
-        c.change = Change::Set, c.value = int(parseOptionValue(border, lower(w[1])));
+        c.change = Change::Set, c.value = int(parseOptionValue(o, lower(w[1])));
       } catch (const std::invalid_argument&) {
-        bad(optionBounds(border) + " or cycle");
+        std::string names = optionRange(o);  // "zero|replicate|..." as "zero, replicate, ..."
+        for (size_t at = names.find('|'); at != std::string::npos; at = names.find('|', at)) names.replace(at, 1, ", ");
+        bad(std::string(o.name) + " must be " + names + " or cycle");
       }
       break;
     }
@@ -318,7 +321,8 @@ bool isParamCommand(const Command& c) {
     case Verb::MedianR:
     case Verb::Sigma:
     case Verb::EdgesT:
-    case Verb::EdgesOverlay: return true;
+    case Verb::EdgesOverlay:
+    case Verb::View: return true;
     default: return false;
   }
 }

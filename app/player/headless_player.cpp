@@ -34,7 +34,7 @@ int runHeadless(const Options& o, const SignalWatcher& signals, RunStats& stats)
       break;
     }
     session.takeControlCommands();
-    if (session.quitRequested()) {
+    if (session.quitRequested() && !session.screenshotDue()) {
       spdlog::info("quit: finishing the output");
       break;
     }

@@ -338,6 +338,8 @@ void Session::waitForWork() {
 
 int Session::finish(int exitCode) {
   source_->stop();
+  for (const PendingShot& shot : pendingShots_)
+    notify("screenshot not saved: " + shot.path + " (the run ended before the next frame)", Origin::Key, true);
   // Stopped early (--frames, Ctrl-C, quit): the file's audio ends with its last frame.
   const bool cut = quit_ || interrupted() || (options_.frames > 0 && feeder_->framesIn() >= options_.frames);
   if (file_) file_->finish(cut);

@@ -69,6 +69,9 @@ class Session {
   void setWindowCommands(std::function<bool(const Command&)> handler) { windowCommands_ = std::move(handler); }
 
   bool quitRequested() const { return quit_; }
+  // A screenshot asked for before quit still waits for its frame, and frames are flowing
+  // (not paused): headless finishes it before it quits.
+  bool screenshotDue() const { return !pendingShots_.empty() && !paused_; }
   bool interrupted() const;  // SIGINT / SIGTERM
   bool stopRequested() const { return quit_ || interrupted(); }
 

@@ -198,7 +198,7 @@ TEST(ChainEditor, RefusesBadCommandTextsSayingWhy) {
       {"k +x", "k step must be +N or -N"},
       {"radius 129", "radius must be 0..128"},
       {"passes 4", "passes must be 1..3"},
-      {"border mirror", "border must be zero, replicate, reflect or wrap or cycle"},
+      {"border mirror", "border must be zero, replicate, reflect, wrap or cycle"},
       {"param 0", "param takes a step: +N or -N"},
       {"compare up", "compare must be off, split, side or cycle"},
       {"split 101", "split must be 0..100"},

@@ -47,6 +47,13 @@ TEST(ControlParse, ParameterCommands) {
   c = parse("border wrap");
   EXPECT_EQ(c.verb, Verb::Border);
   EXPECT_EQ(BorderMode(c.value), BorderMode::Wrap);
+  c = parse("view Boundaries");
+  EXPECT_EQ(c.verb, Verb::View);
+  EXPECT_EQ(c.change, Change::Set);
+  EXPECT_EQ(SegmentView(c.value), SegmentView::Boundaries);
+  EXPECT_EQ(c.target, "kmeans");
+  EXPECT_EQ(c.option, "view");
+  EXPECT_EQ(parse("view cycle").change, Change::Cycle);
   c = parse("iterations 1000\r");
   EXPECT_EQ(c.verb, Verb::Iterations);
   EXPECT_EQ(c.value, 1000);
@@ -115,6 +122,7 @@ TEST(ControlParse, BadLinesSayWhy) {
                           "seek 1e99",  "seek nan", "pause now",
                           "quit 1",     "warp 9",   "k_inc 2",
                           "param 3",    "iterations +1", "passes +1",
+                          "view rainbow", "view", "view labels 2",
                           "\x01\x02"}) {
     EXPECT_THROW(parseCommand(bad), std::invalid_argument) << bad;
   }
@@ -123,6 +131,12 @@ TEST(ControlParse, BadLinesSayWhy) {
     FAIL() << "accepted k 40";
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(), "k must be 1..32");
+  }
+  try {
+    parseCommand("view rainbow");
+    FAIL() << "accepted view rainbow";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "view must be colour, labels, boundaries or cycle");
   }
   try {
     parseCommand("frobnicate 1");
@@ -154,9 +168,15 @@ TEST(ControlParams, SetAndStepCommandsChangeParams) {
   EXPECT_TRUE(apply("mode kmeans"));  // K and the iterations as they were left
   EXPECT_EQ(p.chain[0].intValue(kmeans_option::K), 5);
   EXPECT_EQ(p.chain[0].intValue(kmeans_option::Iterations), 3);
+  EXPECT_TRUE(apply("view labels"));
+  EXPECT_EQ(kmeansViewOf(p.chain[0]), SegmentView::Labels);
+  EXPECT_TRUE(apply("view cycle"));
+  EXPECT_EQ(kmeansViewOf(p.chain[0]), SegmentView::Boundaries);
+  EXPECT_TRUE(apply("view cycle"));
+  EXPECT_EQ(kmeansViewOf(p.chain[0]), SegmentView::Colour);
   for (const char* line : {"mode none", "k 9", "radius 1", "k_dec", "cycle_mode", "mode_blur", "param +1",
                            "vf add blur", "set k 3", "add kmeans.k -1", "cycle border", "preset cycle",
-                           "compare split", "split 30"})
+                           "compare split", "split 30", "view labels"})
     EXPECT_TRUE(isParamCommand(parse(line))) << line;
   for (const char* line :
        {"pause", "step", "seek 1", "screenshot", "quit", "toggle_hud", "toggle_fullscreen", "help"}) {

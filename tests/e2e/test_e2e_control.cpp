@@ -3,6 +3,7 @@
 // ignored with a warning, pause idles the process, quit and signals end it cleanly.
 // The binary is $VP_VIDPROC (a command, e.g. ".gpu/run build/vidproc") or the one
 // built beside this test; VP_E2E_BACKEND picks the backend (cpu).
+#include "gpu/filters/kmeans/kmeans_view.h"
 #include "support/audio_clips.h"
 #include "support/clips.h"
 #include "support/color_reference.h"
@@ -241,6 +242,32 @@ TEST_F(E2EControl, SeekWhileWritingKeepsTheAudioInStep) {
     EXPECT_LT(worstOverlap, 1e-3) << container;
     RecordProperty(std::string(container) + "_seam_gap_ms", std::to_string(worstGap * 1e3));
   }
+}
+
+// "screenshot FILE" then "quit" in one go: the screenshot is the first frame submitted
+// after it (the new view), and it is written before vidproc quits, not lost; a paused
+// run quits at once and says which screenshot it could not save.
+TEST_F(E2EControl, ScreenshotThenQuitSavesTheScreenshotFirst) {
+  const std::string shot = dir.file("labels.png");
+  {
+    Running vp(dir, "'" + clip + "' --loop", "view labels\nscreenshot " + shot + "\nquit\n");
+    ASSERT_EQ(vp.wait(30s), 0) << vp.log();
+    EXPECT_NE(vp.log().find("screenshot saved: " + shot), std::string::npos) << vp.log();
+  }
+  const test::probe::DecodedVideo png = test::probe::decodeVideo(shot, "rgb24");
+  ASSERT_EQ(png.frames.size(), 1u);
+  // The labels view: every pixel one of the K-means labels' palette colours (k 8).
+  std::vector<uint32_t> palette;
+  for (int l = 0; l < 8; ++l) palette.push_back(labelColour(l));
+  const std::vector<uint8_t>& rgb = png.frames[0];
+  for (size_t i = 0; i < rgb.size(); i += 3) {
+    const uint32_t c = uint32_t(rgb[i]) | uint32_t(rgb[i + 1]) << 8 | uint32_t(rgb[i + 2]) << 16;
+    ASSERT_NE(std::find(palette.begin(), palette.end(), c), palette.end()) << "pixel " << i / 3;
+  }
+  const std::string lost = dir.file("lost.png");
+  Running paused(dir, "'" + clip + "' --loop", "pause\nscreenshot " + lost + "\nquit\n");
+  ASSERT_EQ(paused.wait(30s), 0) << paused.log();
+  EXPECT_NE(paused.log().find("screenshot not saved: " + lost), std::string::npos) << paused.log();
 }
 
 TEST_F(E2EControl, MissingControlFileIsAnError) {

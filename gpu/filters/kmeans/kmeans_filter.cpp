@@ -20,6 +20,8 @@ constexpr OptionInfo kOptions[] = {
      "how the first frame, a new K and a scene cut start", 0, true},
     {"warm", OptionType::Bool, 0, 1, 1, nullptr, "start each frame from the previous frame's centres", 0, true},
     {"seed", OptionType::Int, 0, 9007199254740991.0, 24301, nullptr, "k-means++ random seed", 0, true},
+    {"view", OptionType::Choice, 0, 2, 0, "colour|labels|boundaries",
+     "what is painted: centre colours, a fixed colour per label, or segment borders over the frame", 0, true},
 };
 static_assert(sizeof kOptions / sizeof kOptions[0] <= kMaxFilterOptions);
 
@@ -32,6 +34,7 @@ void reportState(const KmeansState& st, ElementResult& result) {
 // left them for the next frame to warm-start from: no copy on the frame chain).
 struct KmeansSlot {
   DeviceBuffer state{sizeof(KmeansState)};
+  DeviceBuffer labels;  // width x height: the final assignment, for the labels and boundaries views
   PinnedBuffer host{sizeof(KmeansState)};  // its copy: the next frame's scene-cut test, finish()
   Event centresReady{cudaEventDisableTiming};
   Event hostReady{cudaEventDisableTiming};  // `host` holds this frame's state
@@ -52,6 +55,7 @@ class GpuKmeans final : public GpuFilter {
     slots_.clear();
     for (int i = 0; i < slots; ++i) {
       slots_.push_back(std::make_unique<KmeansSlot>());
+      slots_.back()->labels = DeviceBuffer(size_t(width) * size_t(height));
       // K-means writes only the first k centres; the state goes to the host whole.
       VP_CUDA_CHECK(cudaMemset(slots_.back()->state.get(), 0, sizeof(KmeansState)));
     }
@@ -88,8 +92,11 @@ class GpuKmeans final : public GpuFilter {
       VP_CUDA_CHECK(cudaStreamWaitEvent(stream, slots_[size_t(last_)]->centresReady, 0));
       warmFrom = slots_[size_t(last_)]->state.as<KmeansState>();
     }
-    kmeansGpu(in, out, nullptr, s.state.as<KmeansState>(), kp, *ws_, stream, warmFrom);
+    const SegmentView view = kmeansViewOf(element);
+    uint8_t* labels = view == SegmentView::Colour ? nullptr : s.labels.as<uint8_t>();
+    kmeansGpu(in, out, labels, s.state.as<KmeansState>(), kp, *ws_, stream, warmFrom);
     s.centresReady.record(stream);
+    segmentViewGpu(view, in, labels, out, stream);
     VP_CUDA_CHECK(cudaMemcpyAsync(s.host.get(), s.state.get(), sizeof(KmeansState), cudaMemcpyDeviceToHost, stream));
     s.hostReady.record(stream);
     unobserved_.push_back({slot, s.reinit, false, 0});
@@ -125,6 +132,7 @@ class CpuKmeans final : public CpuFilter {
  public:
   void configure(int width, int height) override {
     scratch_ = std::make_unique<KmeansCpuScratch>(width, height);
+    labels_.assign(size_t(width) * size_t(height), 0);
     state_ = KmeansState{};
     schedule_.reset();
   }
@@ -133,7 +141,10 @@ class CpuKmeans final : public CpuFilter {
     bool warm = true, reinit = false;
     const KmeansParams requested = kmeansParamsOf(element, &warm);  // sets warm: read it after
     const KmeansParams kp = schedule_.next(requested, warm, reinit);
-    kmeansCpu(in, out, nullptr, state_, kp, *scratch_);
+    const SegmentView view = kmeansViewOf(element);
+    uint8_t* labels = view == SegmentView::Colour ? nullptr : labels_.data();
+    kmeansCpu(in, out, labels, state_, kp, *scratch_);
+    segmentViewCpu(view, in, labels, out);
     result.set("reinit", reinit);
     reportState(state_, result);
     schedule_.observe(state_.cost, int64_t(in.width) * in.height, reinit);
@@ -141,6 +152,7 @@ class CpuKmeans final : public CpuFilter {
 
  private:
   std::unique_ptr<KmeansCpuScratch> scratch_;
+  std::vector<uint8_t> labels_;  // the final assignment, for the labels and boundaries views
   KmeansState state_{};
   KmeansSchedule schedule_;
 };
@@ -149,7 +161,8 @@ class CpuKmeans final : public CpuFilter {
 
 const FilterInfo kKmeansFilter = {
     "kmeans",
-    "K-means colour segmentation: each pixel painted with its cluster's centre colour",
+    "K-means colour segmentation: each pixel painted with its cluster's centre colour (view: or a colour per "
+    "label, or the segment borders over the frame)",
     kOptions,
     int(sizeof kOptions / sizeof kOptions[0]),
     kmeans_option::K,
@@ -170,7 +183,9 @@ KmeansParams kmeansParamsOf(const FilterElement& e, bool* warm) {
   return p;
 }
 
-FilterElement kmeansElement(const KmeansParams& p, bool warm) {
+SegmentView kmeansViewOf(const FilterElement& e) { return static_cast<SegmentView>(e.intValue(kmeans_option::View)); }
+
+FilterElement kmeansElement(const KmeansParams& p, bool warm, SegmentView view) {
   using namespace kmeans_option;
   FilterElement e(kKmeansFilter);
   e.set(K, p.k);
@@ -180,6 +195,7 @@ FilterElement kmeansElement(const KmeansParams& p, bool warm) {
   e.set(Init, double(int(p.init)));
   e.set(Warm, warm);
   e.set(Seed, double(p.seed));
+  e.set(View, double(int(view)));
   return e;
 }
 

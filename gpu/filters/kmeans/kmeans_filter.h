@@ -1,5 +1,6 @@
 // K-means colour segmentation as a chain element (`kmeans=k=8:iterations=20:...`): its
-// option table and the typed view of an element's values. The kernels and their contract
+// option table and the typed view of an element's values. `view` picks what is painted
+// (kmeans_view.h): the centre colours, a palette by label, or segment borders. The kernels and their contract
 // are in kmeans.h; frames warm-start from the previous frame's centres of the same
 // element (per element, also after a blur), re-initialising on the first frame, a change
 // of K or frame size, and a scene cut (kmeans_schedule.h).
@@ -7,19 +8,22 @@
 
 #include "gpu/filters/filter.h"
 #include "gpu/filters/kmeans/kmeans.h"
+#include "gpu/filters/kmeans/kmeans_view.h"
 
 namespace vp {
 
 // Option indices, in table order.
 namespace kmeans_option {
-enum : int { K, Iterations, Epsilon, Init, Warm, Seed };
+enum : int { K, Iterations, Epsilon, Init, Warm, Seed, View };
 }
 
 extern const FilterInfo kKmeansFilter;
 
 // The kernel parameters of a kmeans element; `warm` = its warm option.
 KmeansParams kmeansParamsOf(const FilterElement& element, bool* warm = nullptr);
+// The view an element paints (kmeans_view.h).
+SegmentView kmeansViewOf(const FilterElement& element);
 // A kmeans element with these values.
-FilterElement kmeansElement(const KmeansParams& params, bool warm = true);
+FilterElement kmeansElement(const KmeansParams& params, bool warm = true, SegmentView view = SegmentView::Colour);
 
 }  // namespace vp

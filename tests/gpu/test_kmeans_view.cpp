@@ -11,7 +11,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <set>
 #include <vector>
 
@@ -112,6 +115,48 @@ TEST(KmeansView, CpuProcessorPaintsTheFinalAssignment) {
       EXPECT_EQ(got[size_t(f)].rgb, test::packRgb(want)) << text << " frame " << f;
     }
   }
+}
+
+// The fraction of pixels whose colour changes from each frame to the next, over a run's
+// labels-view frames (packed RGB), from frame `from` on.
+double changedFraction(const std::vector<test::runs::Out>& frames, size_t from) {
+  size_t changed = 0, total = 0;
+  for (size_t f = std::max<size_t>(from, 1); f < frames.size(); ++f) {
+    const std::vector<uint8_t>& a = frames[f - 1].rgb;
+    const std::vector<uint8_t>& b = frames[f].rgb;
+    for (size_t i = 0; i < a.size(); i += 3) changed += a[i] != b[i] || a[i + 1] != b[i + 1] || a[i + 2] != b[i + 2];
+    total += a.size() / 3;
+  }
+  return total ? double(changed) / double(total) : 0;
+}
+
+// Stable colours: with warm starts a region keeps its label, so its colour. A still clip:
+// no pixel changes after the first frame (1 and 3 slots). A slow pan: far fewer pixels
+// change label from frame to frame with warm starts than without (each frame seeded
+// afresh by k-means++ may number the same clusters differently).
+TEST(KmeansView, LabelsStayPutOnAStillClipAndMostlyOnASlowPan) {
+  const int w = 160, h = 96, n = 16;
+  test::runs::Clip still = test::runs::makeClip(w, h, n, PixelFormat::Rgba, 0.f);
+  for (int slots : {1, 3}) {
+    const std::vector<test::runs::Out> got = test::runs::runAll(
+        *makeCpuProcessor(slots), still, [](int) { return test::runs::chainParams("kmeans=k=8:view=labels"); });
+    ASSERT_EQ(got.size(), size_t(n));
+    EXPECT_EQ(changedFraction(got, 1), 0.0) << slots << " slots";
+  }
+  const test::runs::Clip pan = test::runs::makeClip(w, h, n, PixelFormat::Rgba, 0.02f);
+  double fraction[2] = {};
+  for (int warm : {0, 1}) {
+    const std::string chain = std::string("kmeans=k=8:view=labels:warm=") + char('0' + warm);
+    const std::vector<test::runs::Out> got =
+        test::runs::runAll(*makeCpuProcessor(1), pan, [&](int) { return test::runs::chainParams(chain.c_str()); });
+    fraction[warm] = changedFraction(got, 1);
+  }
+  RecordProperty("pan_changed_warm", std::to_string(fraction[1]));
+  RecordProperty("pan_changed_no_warm", std::to_string(fraction[0]));
+  std::printf("[ views    ] slow pan: %.2f %% of pixels change label a frame with warm starts, %.2f %% without\n",
+              100 * fraction[1], 100 * fraction[0]);
+  EXPECT_LT(fraction[1], 0.1);
+  EXPECT_LT(fraction[1] * 3, fraction[0]);
 }
 
 TEST(KmeansView, CudaProcessorMatchesCpu) {

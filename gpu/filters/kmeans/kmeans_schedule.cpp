@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <limits>
+
 namespace vp {
 
 KmeansParams KmeansSchedule::next(const KmeansParams& requested, bool warmStart, bool& reinit) {
@@ -16,6 +18,11 @@ KmeansParams KmeansSchedule::next(const KmeansParams& requested, bool warmStart,
   reinit = !haveState_ || requested.k != lastK_ || cutPending_ ||
            (!warmStart && requested.init != KmeansInit::Warm);
   if (reinit && p.init == KmeansInit::Warm) p.init = KmeansInit::KmeansPlusPlus;
+  // A fresh start that later frames warm-start from runs until no centre moves (within its
+  // iteration budget), so a still scene keeps every label from the next frame on; stopping
+  // at epsilon left a few pixels to change over the next frames as the centres settled.
+  // (An epsilon of 0 already runs every iteration.)
+  if (reinit && warmStart && p.epsilon > 0) p.epsilon = std::numeric_limits<float>::denorm_min();
   if (!reinit) p.init = KmeansInit::Warm;
   if (reinit && haveState_ && requested.k != lastK_) costAverage_ = -1;  // other K, other cost scale
   haveState_ = true;

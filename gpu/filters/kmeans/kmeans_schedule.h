@@ -1,8 +1,11 @@
 // Chooses, frame by frame, whether K-means warm-starts from the previous frame's
 // centres or re-initialises: on the first frame, after a change of K, after a
 // change of frame size (the backend calls reset()), and after a scene cut (the converged
-// cost per pixel of a frame jumps well above its recent average). Shared by every backend,
-// so both make the same choice for every frame.
+// cost per pixel of a frame jumps well above its recent average). With warm starts on, a
+// re-initialised frame runs to convergence (epsilon: the least float, so only a shift of
+// 0 stops it before maxIterations): the frames after it start from a fixed point, and a
+// still scene keeps every label. Shared by every backend, so both make the same choice
+// for every frame.
 #pragma once
 
 #include "gpu/filters/kmeans/kmeans.h"

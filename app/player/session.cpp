@@ -211,7 +211,7 @@ void Session::seekTo(int64_t targetUs, const Command& c, Origin origin) {
 void Session::screenshot(const std::string& wanted, Origin origin) {
   const auto path = [&] { return wanted.empty() ? screenshotPath(options_.screenshotDir, ++screenshots_) : wanted; };
   // Headless keeps no per-frame copy; a window showing a comparison has no processed frame
-  // alone to save: both take the next frame processed.
+  // alone to save: both take the first frame submitted after this request.
   if (role_ == Role::Headless || (params_.compare != CompareMode::Off && options_.outputView != "shown")) {
     pendingShots_.push_back({path(), feeder_->lastTicket()});
     if (role_ == Role::Window)

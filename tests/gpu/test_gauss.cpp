@@ -562,15 +562,8 @@ TEST(GaussEdgesChain, FormatsBackAndRunsOnTheCpuProcessor) {
 TEST(GaussEdgesChain, CudaProcessorMatchesCpu) {
   VP_REQUIRE_GPU();
   const test::runs::Clip clip = test::runs::makeClip(321, 181, 6, PixelFormat::Yuv420p);
-  for (const char* text : {kChain, "gauss=sigma=9:border=zero,kmeans=k=4", "kmeans=k=6,edges=overlay=1:t=80",
-                           "edges,gauss=sigma=0.3", "gauss=sigma=50:border=reflect"}) {
-    const auto params = [&](int) { return test::runs::chainParams(text); };
-    const std::vector<test::runs::Out> gpu = test::runs::runAll(*makeCudaProcessor(3), clip, params);
-    const std::vector<test::runs::Out> cpu = test::runs::runAll(*makeCpuProcessor(3), clip, params);
-    ASSERT_EQ(gpu.size(), clip.rgba.size()) << text;
-    ASSERT_EQ(cpu.size(), clip.rgba.size()) << text;
-    for (size_t i = 0; i < gpu.size(); ++i) EXPECT_EQ(gpu[i].rgb, cpu[i].rgb) << text << " frame " << i;
-  }
+  test::runs::expectCudaMatchesCpu(clip, {kChain, "gauss=sigma=9:border=zero,kmeans=k=4", "kmeans=k=6,edges=overlay=1:t=80",
+                                          "edges,gauss=sigma=0.3", "gauss=sigma=50:border=reflect"});
 }
 
 }  // namespace

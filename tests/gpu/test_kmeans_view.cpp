@@ -14,8 +14,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
 #include <set>
+#include <string>
 #include <vector>
 
 namespace vp {
@@ -136,7 +136,7 @@ double changedFraction(const std::vector<test::runs::Out>& frames, size_t from) 
 // afresh by k-means++ may number the same clusters differently).
 TEST(KmeansView, LabelsStayPutOnAStillClipAndMostlyOnASlowPan) {
   const int w = 160, h = 96, n = 16;
-  test::runs::Clip still = test::runs::makeClip(w, h, n, PixelFormat::Rgba, 0.f);
+  const test::runs::Clip still = test::runs::makeClip(w, h, n, PixelFormat::Rgba, 0.f);
   for (int slots : {1, 3}) {
     const std::vector<test::runs::Out> got = test::runs::runAll(
         *makeCpuProcessor(slots), still, [](int) { return test::runs::chainParams("kmeans=k=8:view=labels"); });
@@ -162,15 +162,8 @@ TEST(KmeansView, LabelsStayPutOnAStillClipAndMostlyOnASlowPan) {
 TEST(KmeansView, CudaProcessorMatchesCpu) {
   VP_REQUIRE_GPU();
   const test::runs::Clip clip = test::runs::makeClip(321, 181, 6, PixelFormat::Yuv420p);
-  for (const char* text : {"kmeans=k=6:view=labels", "kmeans=k=6:view=boundaries", "gauss=sigma=2,kmeans=k=3:view=boundaries",
-                           "kmeans=k=32:view=labels,edges=overlay=1"}) {
-    const auto params = [&](int) { return test::runs::chainParams(text); };
-    const std::vector<test::runs::Out> gpu = test::runs::runAll(*makeCudaProcessor(3), clip, params);
-    const std::vector<test::runs::Out> cpu = test::runs::runAll(*makeCpuProcessor(3), clip, params);
-    ASSERT_EQ(gpu.size(), clip.rgba.size()) << text;
-    ASSERT_EQ(cpu.size(), clip.rgba.size()) << text;
-    for (size_t i = 0; i < gpu.size(); ++i) EXPECT_EQ(gpu[i].rgb, cpu[i].rgb) << text << " frame " << i;
-  }
+  test::runs::expectCudaMatchesCpu(clip, {"kmeans=k=6:view=labels", "kmeans=k=6:view=boundaries",
+                                          "gauss=sigma=2,kmeans=k=3:view=boundaries", "kmeans=k=32:view=labels,edges=overlay=1"});
 }
 
 }  // namespace

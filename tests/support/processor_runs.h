@@ -14,6 +14,7 @@
 #include <array>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -117,6 +118,18 @@ inline ProcessParams chainParams(const char* chain) {
   ProcessParams p;
   p.chain = parseChain(chain);
   return p;
+}
+
+// Each chain over `clip` on the CUDA and the CPU processor (3 slots each): the same frames.
+inline void expectCudaMatchesCpu(const Clip& clip, std::initializer_list<const char*> chains) {
+  for (const char* text : chains) {
+    const auto params = [&](int) { return chainParams(text); };
+    const std::vector<Out> gpu = runAll(*makeCudaProcessor(3), clip, params);
+    const std::vector<Out> cpu = runAll(*makeCpuProcessor(3), clip, params);
+    ASSERT_EQ(gpu.size(), clip.rgba.size()) << text;
+    ASSERT_EQ(cpu.size(), clip.rgba.size()) << text;
+    for (size_t i = 0; i < gpu.size(); ++i) EXPECT_EQ(gpu[i].rgb, cpu[i].rgb) << text << " frame " << i;
+  }
 }
 
 inline std::map<std::string, double> metricsOf(const ElementResult& r) {

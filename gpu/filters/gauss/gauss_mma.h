@@ -32,8 +32,8 @@ constexpr int kMmaMaxSteps = 2;         // k-steps of 32 samples at kMaxMmaGauss
 __host__ __device__ constexpr int mmaHalo(int radius) { return (radius + 3) / 4 * 4; }
 // k-steps of 32 samples that 16 outputs and their halo need: 1 for R <= 8, 2 for R <= 24.
 __host__ __device__ constexpr int mmaSteps(int radius) { return (16 + 2 * mmaHalo(radius) + 31) / 32; }
-// Output tile height (docs/design/gauss.md).
-__host__ __device__ constexpr int mmaTileRows(int /*radius*/) { return 64; }
+// Output tile height at every radius: 32-row tiles measured slower (docs/design/gauss.md).
+constexpr int kMmaTileRows = 64;
 
 // The Toeplitz matrices' bytes, laid out so that every A fragment register (4 consecutive
 // k of one row m) is one aligned 32-bit word. Sample k of output m is at offset
@@ -96,11 +96,11 @@ struct MmaLayout {
     return 4 * (words + ((12 - words % 8) % 8));
   }
   __host__ __device__ static constexpr int atLeast(int a, int b) { return a > b ? a : b; }
-  __host__ __device__ constexpr explicit MmaLayout(int r, int tile = 0)
+  __host__ __device__ constexpr explicit MmaLayout(int r)
       : radius(r),
         halo(mmaHalo(r)),
         steps(mmaSteps(r)),
-        tileRows(tile > 0 ? tile : mmaTileRows(r)),
+        tileRows(kMmaTileRows),
         rows(tileRows + 2 * halo),
         inStride(fourMod8Words(atLeast(kMmaCols - 16 + 32 * steps, kMmaCols + 2 * halo))),
         hStride(fourMod8Words(atLeast(tileRows - 16 + 32 * steps, rows))),

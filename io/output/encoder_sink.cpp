@@ -131,6 +131,9 @@ void EncoderSink::Impl::openOutput() {
   avformat_alloc_output_context2(&ctx, nullptr, nullptr, path.c_str());  // container from the final name
   if (!ctx) fail("unknown container '." + extensionOf(path) + "' (use .mp4, .mkv, .mov, .avi or .nut)");
   oc.reset(ctx);
+  // The same frames and options give the same file on every run: no random segment UID or
+  // date in Matroska, no per-build version strings (ffmpeg's -fflags +bitexact).
+  ctx->flags |= AVFMT_FLAG_BITEXACT;
   const std::string ext = extensionOf(path);
   std::string name = opt.codec.empty() ? defaultCodec(ext) : opt.codec;
   const AVCodec* codec = name.empty() ? avcodec_find_encoder(av_guess_codec(ctx->oformat, nullptr, path.c_str(),

@@ -92,10 +92,9 @@ void secondsArg(const std::vector<std::string_view>& w, const std::string& name,
   c.seekUs = static_cast<int64_t>(std::llround(sign * seconds * 1e6));
 }
 
-// A word naming an enum value, or "cycle".
-template <typename E>
-void choiceArg(const std::vector<std::string_view>& w, const std::string& why,
-               bool (*parse)(std::string_view, E&), Command& c) {
+// A word naming a value of E (`parse` reads it), or "cycle".
+template <typename E, typename Parse>
+void choiceArg(const std::vector<std::string_view>& w, const std::string& why, const Parse& parse, Command& c) {
   if (w.size() != 2) bad(why);
   const std::string v = lower(w[1]);
   if (v == "cycle") {
@@ -124,12 +123,17 @@ void targetArg(std::string_view word, Command& c) {
   if (dot == 0) bad("an element (N, NAME or NAME#N) was expected before '" + std::string(word) + "'");
 }
 
+// The filter option a shorthand acts on ("gauss.sigma": target "gauss", option "sigma").
+const OptionInfo& shorthandOption(const VerbInfo& v, Command& c) {
+  targetArg(v.option, c);
+  const FilterInfo* filter = findFilter(c.target);
+  return filter->option(filter->optionIndex(c.option));
+}
+
 // A shorthand's "N" (checked against its option now, so a bad key binding fails at
 // start) or "+N" / "-N", kept as set / add carry them (arg, step).
 void optionNumberArg(const std::vector<std::string_view>& w, const VerbInfo& v, Command& c) {
-  targetArg(v.option, c);  // "gauss.sigma": target "gauss", option "sigma"
-  const FilterInfo* filter = findFilter(c.target);
-  const OptionInfo& o = filter->option(filter->optionIndex(c.option));
+  const OptionInfo& o = shorthandOption(v, c);
   const std::string range = std::string(v.name) + " must be " + optionRange(o) + ", +N or -N";
   if (w.size() != 2 || w[1].empty()) bad(std::string(v.name) + " takes one number (" + range + ")");
   std::string_view s = w[1];
@@ -226,21 +230,19 @@ Command parseWords(const std::vector<std::string_view>& w, std::string_view rest
     case ArgKind::OptionNumber: optionNumberArg(w, v, c); break;
     case ArgKind::FilterName: filterNameArg(w, name, c); break;
     case ArgKind::Choice: {
-      targetArg(v.option, c);  // "blur.border": target "blur", option "border"
-      const FilterInfo* filter = findFilter(c.target);
-      const OptionInfo& o = filter->option(filter->optionIndex(c.option));
-      if (w.size() == 2 && lower(w[1]) == "cycle") {
-        c.change = Change::Cycle;
-        break;
-      }
-      try {
-        if (w.size() != 2) throw std::invalid_argument("");
-        c.change = Change::Set, c.value = int(parseOptionValue(o, lower(w[1])));
-      } catch (const std::invalid_argument&) {
-        std::string names = optionRange(o);  // "zero|replicate|..." as "zero, replicate, ..."
-        for (size_t at = names.find('|'); at != std::string::npos; at = names.find('|', at)) names.replace(at, 1, ", ");
-        bad(std::string(o.name) + " must be " + names + " or cycle");
-      }
+      const OptionInfo& o = shorthandOption(v, c);
+      std::string names = optionRange(o);  // "zero|replicate|..." as "zero, replicate, ..."
+      for (size_t at = names.find('|'); at != std::string::npos; at = names.find('|', at)) names.replace(at, 1, ", ");
+      choiceArg<int>(w, std::string(o.name) + " must be " + names + " or cycle",
+                [&o](std::string_view s, int& value) {
+                  try {
+                    value = int(parseOptionValue(o, std::string(s)));
+                    return true;
+                  } catch (const std::invalid_argument&) {
+                    return false;
+                  }
+                },
+                c);
       break;
     }
     case ArgKind::OptionValue:
@@ -270,7 +272,7 @@ Command parseWords(const std::vector<std::string_view>& w, std::string_view rest
       c.arg = lower(w[1]);
       c.change = c.arg == "cycle" ? Change::Cycle : Change::Set;
       break;
-    case ArgKind::Compare: choiceArg(w, name + " must be off, split, side or cycle", parseCompareMode, c); break;
+    case ArgKind::Compare: choiceArg<CompareMode>(w, name + " must be off, split, side or cycle", parseCompareMode, c); break;
     case ArgKind::OnOffToggle: onOffToggleArg(w, name, c); break;
     case ArgKind::Seconds: secondsArg(w, name, c); break;
     case ArgKind::Rest: c.path = std::string(rest); break;

@@ -21,7 +21,7 @@
 namespace vp {
 namespace {
 
-uint32_t wordOf(uchar4 p) { return uint32_t(p.x) | uint32_t(p.y) << 8 | uint32_t(p.z) << 16 | uint32_t(p.w) << 24; }
+uint32_t wordOf(const HostImage& img, int x, int y) { return tiles::loadPixel(img.cview(), x, y); }
 
 TEST(KmeansView, PaletteColoursAreDistinctAndFarApart) {
   std::set<uint32_t> seen;
@@ -61,15 +61,15 @@ TEST(KmeansView, BoundariesAndLabelsFollowTheirDefinitions) {
   segmentViewCpu(SegmentView::Labels, in.cview(), labels, shown.view());
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
-      const uint32_t src = wordOf(in.at(x, y)), alpha = src & 0xFF000000u;
+      const uint32_t src = wordOf(in, x, y), alpha = src & 0xFF000000u;
       const int i = y * w + x;
-      EXPECT_EQ(wordOf(out.at(x, y)), border[i] ? (kBoundaryColour | alpha) : src) << x << "," << y;
-      EXPECT_EQ(wordOf(shown.at(x, y)), labelColour(labels[i]) | alpha) << x << "," << y;
+      EXPECT_EQ(wordOf(out, x, y), border[i] ? (kBoundaryColour | alpha) : src) << x << "," << y;
+      EXPECT_EQ(wordOf(shown, x, y), labelColour(labels[i]) | alpha) << x << "," << y;
     }
   // Colour: nothing written.
   test::poison(out);
   segmentViewCpu(SegmentView::Colour, in.cview(), labels, out.view());
-  EXPECT_EQ(wordOf(out.at(0, 0)), 0xA5A5A5A5u);
+  EXPECT_EQ(wordOf(out, 0, 0), 0xA5A5A5A5u);
 }
 
 TEST(KmeansView, OptionFormatsBackAndDefaultsToColour) {
@@ -103,14 +103,14 @@ TEST(KmeansView, CpuProcessorPaintsTheFinalAssignment) {
       for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) {
           const size_t i = size_t(y) * w + x;
-          const uint32_t src = wordOf(in.at(x, y));
+          const uint32_t src = wordOf(in, x, y);
           uint32_t v = labelColour(labels[i]) | (src & 0xFF000000u);
           if (view == SegmentView::Boundaries) {
             const bool border =
                 (x + 1 < w && labels[i + 1] != labels[i]) || (y + 1 < h && labels[i + size_t(w)] != labels[i]);
             v = border ? kBoundaryColour | (src & 0xFF000000u) : src;
           }
-          want.at(x, y) = make_uchar4(uint8_t(v), uint8_t(v >> 8), uint8_t(v >> 16), uint8_t(v >> 24));
+          tiles::storePixel(want.view(), x, y, v);
         }
       EXPECT_EQ(got[size_t(f)].rgb, test::packRgb(want)) << text << " frame " << f;
     }

@@ -10,6 +10,7 @@
 // CPU twin, so both backends give the same bytes.
 #pragma once
 
+#include "gpu/filters/gauss/tile_access.h"  // loadPixel: a pixel as one word
 #include "gpu/image.h"
 
 #include <cuda_runtime_api.h>
@@ -42,10 +43,12 @@ __host__ __device__ inline uint32_t labelColour(int label) {
   return uint32_t(r) | uint32_t(g) << 8 | uint32_t(b) << 16;
 }
 
-// The view's pixel (x, y); `labels`: width x height bytes, row-major, pitch = width; `in`:
-// the input pixel (R | G << 8 | B << 16 | A << 24). View Colour returns `in` unchanged.
-__host__ __device__ inline uint32_t segmentViewPixel(SegmentView view, const uint8_t* labels, int width, int height,
-                                                     int x, int y, uint32_t in) {
+// The view's pixel (x, y) as R | G << 8 | B << 16 | A << 24; `labels`: in's width x height
+// bytes, row-major, pitch = width. View Colour returns the input pixel.
+__host__ __device__ inline uint32_t segmentViewPixel(SegmentView view, const uint8_t* labels, ConstRgbaView src,
+                                                     int x, int y) {
+  const int width = src.width, height = src.height;
+  const uint32_t in = tiles::loadPixel(src, x, y);
   const size_t at = size_t(y) * size_t(width) + size_t(x);
   const uint32_t alpha = in & 0xFF000000u;
   switch (view) {

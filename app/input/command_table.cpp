@@ -32,6 +32,7 @@ std::array<VerbInfo, kVerbCount> makeVerbs() {
   const OptionInfo& sigma = kGaussFilter.option(gauss_option::Sigma);
   const OptionInfo& threshold = kEdgesFilter.option(edges_option::Threshold);
   const OptionInfo& view = kKmeansFilter.option(kmeans_option::View);
+  const OptionInfo& spatial = kKmeansFilter.option(kmeans_option::Spatial);
   return {{
       {Verb::Vf, "vf", ArgKind::VfArgs, 0, 0, "vf set CHAIN|add FILTER|remove N|NAME|toggle N|NAME",
        "edit the filter chain: set replaces it (none: empty), add appends, remove / toggle the N-th element or the "
@@ -78,6 +79,11 @@ std::array<VerbInfo, kVerbCount> makeVerbs() {
       {Verb::View, "view", ArgKind::Choice, 0, 0, std::string("view ") + choices(view),
        "the first kmeans's view: its centre colours, a fixed colour per label, or segment borders over the frame",
        "kmeans.view"},
+      {Verb::Spatial, "spatial", ArgKind::OptionNumber, 0, 0, "spatial N|+N|-N",
+       "the first kmeans's spatial weight, " + bounds(spatial) +
+           ": position against colour (RGBXY K-means; at 1 crossing the frame costs the whole colour range, 0: "
+           "colour only)",
+       "kmeans.spatial"},
       {Verb::Compare, "compare", ArgKind::Compare, 0, 0, "compare off|split|side|cycle",
        "compare view: the original left of a line (split) or beside the result (side)", nullptr},
       {Verb::Split, "split", ArgKind::NumberOrStep, 0, kMaxSplitPercent, "split N|+N|-N",
@@ -129,6 +135,8 @@ const std::vector<KeyBinding> kDefaultKeys = {
     {"shift+t", "edges-t +10", "edge threshold +10"},
     {"o", "edges-overlay toggle", "edges: black over the frame / magnitude"},
     {"v", "view cycle", "K-means view: colours, labels, boundaries"},
+    {"x", "spatial -0.25", "K-means spatial weight -0.25"},
+    {"shift+x", "spatial +0.25", "K-means spatial weight +0.25 (segments follow position too)"},
     {"m", "preset cycle", "next preset chain (default: kmeans, blur, none)"},
     {"1", "mode kmeans", "chain: K-means"},
     {"2", "mode blur", "chain: box blur"},

@@ -324,7 +324,8 @@ bool isParamCommand(const Command& c) {
     case Verb::Sigma:
     case Verb::EdgesT:
     case Verb::EdgesOverlay:
-    case Verb::View: return true;
+    case Verb::View:
+    case Verb::Spatial: return true;
     default: return false;
   }
 }

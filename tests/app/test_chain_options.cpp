@@ -56,7 +56,7 @@ TEST(ChainOptions, VfGivesTheChain) {
   ASSERT_TRUE(r.run) << r.err;
   EXPECT_EQ(describe(r), "blur=r=3,kmeans=k=6");
   EXPECT_EQ(formatChain(r.o.process.chain),
-            "blur=r=3:passes=1:border=replicate,kmeans=k=6:iterations=20:epsilon=0.01:init=kmeans++:warm=1:seed=24301:view=colour");
+            "blur=r=3:passes=1:border=replicate,kmeans=k=6:iterations=20:epsilon=0.01:init=kmeans++:warm=1:seed=24301:view=colour:spatial=0");
   r = parse({"--vf", " blur = 2 : border = wrap , median=r='3' "});  // blanks, bare values, quotes
   ASSERT_TRUE(r.run) << r.err;
   EXPECT_EQ(describe(r), "blur=r=2:border=wrap,median=r=3");
@@ -75,7 +75,7 @@ TEST(ChainOptions, BadVfIsAUsageErrorOfOneLineNamingThePosition) {
   const std::vector<std::pair<const char*, std::string>> cases = {
       {"blur=r=3,kmeans=q=6",
        "vidproc: --vf: 'blur=r=3,kmeans=q=6' at 16: unknown option 'q' of kmeans (k, iterations, epsilon, init, warm, "
-       "seed, view) (see --help)\n"},
+       "seed, view, spatial) (see --help)\n"},
       {"blur=r=999", "vidproc: --vf: 'blur=r=999' at 7: blur: r must be 0..128, not '999' (see --help)\n"},
       {"blur,,kmeans",
        "vidproc: --vf: 'blur,,kmeans' at 5: a filter name was expected (" + filterNames() + ") (see --help)\n"},

@@ -71,6 +71,30 @@ BENCHMARK(BM_KmeansGpu)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
+// Spatial (RGBXY) K-means, `kmeans=...:spatial=W`: the targets are 1080p and 4K, k 8, 20
+// iterations (epsilon 0: every iteration runs). Args: width, height, k, maxIterations, W x 100.
+void BM_KmeansSpatialGpu(benchmark::State& st) {
+  if (skipWithoutGpu(st)) return;
+  const int w = int(st.range(0)), h = int(st.range(1));
+  KmeansParams p;
+  p.k = int(st.range(2));
+  p.maxIterations = int(st.range(3));
+  p.epsilon = 0.f;
+  p.init = KmeansInit::Uniform;
+  p.spatial = float(st.range(4)) / 100.f;
+  KmeansWorkspace ws;
+  timeKmeans(st, w, h, p, ws);
+  if (queuedTiming()) st.SetLabel("queued");
+}
+BENCHMARK(BM_KmeansSpatialGpu)
+    ->ArgNames({"w", "h", "k", "it", "W100"})
+    ->Args({1920, 1080, 8, 20, 100})
+    ->Args({3840, 2160, 8, 20, 100})
+    ->Args({1920, 1080, 32, 20, 100})
+    ->Args({1920, 1080, 8, 0, 100})  // init + final pass: the fixed part
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
 // Consecutive frames of a moving clip, warm-started from the previous frame's centres
 // with the default epsilon (0.01): time and Lloyd iterations per frame, as the pipeline
 // runs them. Args: width, height, load (as BM_KmeansGpu).

@@ -212,7 +212,7 @@ TEST_F(E2EChain, BadVfExitsTwoWithOneLineNamingThePosition) {
   EXPECT_EQ(r.exitCode, 2) << r.err;
   EXPECT_EQ(r.err,
             "vidproc: --vf: 'blur=r=3,kmeans=q=6' at 16: unknown option 'q' of kmeans (k, iterations, epsilon, "
-            "init, warm, seed, view) (see --help)\n");
+            "init, warm, seed, view, spatial) (see --help)\n");
   EXPECT_EQ(r.out, "");
   EXPECT_FALSE(std::filesystem::exists(out));  // nothing was started
   const std::vector<std::pair<std::string, std::string>> bad = {

@@ -36,6 +36,25 @@ TEST(KmeansSchedule, ChangeOfKReinitialises) {
   EXPECT_FALSE(reinit);
 }
 
+// Colour-only frames leave the centres' positions stale: turning spatial K-means on starts
+// afresh; changing its weight, or turning it off, warm-starts.
+TEST(KmeansSchedule, TurningSpatialOnReinitialises) {
+  KmeansSchedule s;
+  bool reinit = false;
+  KmeansParams p = withK(8);
+  s.next(p, true, reinit);
+  s.next(p, true, reinit);
+  p.spatial = 1.f;
+  EXPECT_EQ(s.next(p, true, reinit).init, KmeansInit::KmeansPlusPlus);
+  EXPECT_TRUE(reinit);
+  p.spatial = 2.f;
+  s.next(p, true, reinit);
+  EXPECT_FALSE(reinit);
+  p.spatial = 0.f;
+  s.next(p, true, reinit);
+  EXPECT_FALSE(reinit);
+}
+
 // Frame n's decision reads frames up to n - 2 (kDecisionLag): a cut in frame n
 // re-initialises frame n + 2, and frame n + 1 still warm-starts.
 TEST(KmeansSchedule, SceneCutReinitialisesTheFrameAfterNext) {

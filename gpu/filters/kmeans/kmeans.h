@@ -25,8 +25,19 @@
 // Warm = the centres already in the state (the previous frame's; any values, out of
 // 0..255 allowed).
 //
-// Parameters: k in 1..32, maxIterations >= 0, epsilon (squared 8-bit levels).
+// Parameters: k in 1..32, maxIterations >= 0, epsilon (squared 8-bit levels), spatial.
 // Complexity: O(N * k) per iteration, O(M * k^2) for k-means++.
+//
+// Spatial (RGBXY) K-means, spatial = W > 0: the features are (R, G, B, s x, s y) with
+// s = (float)(W * 255 / max(width, height)) (in double), so W = 1 makes crossing the whole
+// frame cost as much as the whole colour range. A centre is (r, g, b) plus its position
+// (x, y) in pixels (KmeansState::positions). Distances, updates and the stop rule are
+// today's over five features, each step spelled out in kmeans_spatial_math.h; integer
+// sums of x and y give the positions as (float)((double)sum / count). Uniform starts take
+// the pixel's position; k-means++ seeds by colour as above and each seed takes its
+// sample pixel's position; warm starts carry positions too. Each pixel is painted with
+// its centre's colour part; cost as above. No colour-box pruning (the score depends on
+// the position). spatial = 0 is the colour-only K-means above, byte for byte.
 //
 // GPU: one persistent cooperative kernel runs every iteration (one grid barrier per
 // iteration, multi-buffered cluster sums), so a frame costs one launch (two with
@@ -54,6 +65,7 @@ struct KmeansParams {
   float epsilon = 0.01f;   // stop once the largest squared centre shift < epsilon (8-bit levels^2)
   KmeansInit init = KmeansInit::Uniform;
   uint64_t seed = 0x5eed;  // k-means++ random sequence
+  float spatial = 0.f;     // W >= 0: weight of position against colour (0: colour only)
 };
 
 // Persistent across frames (device memory for the GPU, host memory for the CPU twin).
@@ -64,6 +76,7 @@ struct KmeansState {
   int iterations = 0;  // Lloyd iterations the last run used
   uint64_t cost = 0;   // squared error of the output against the input (8-bit levels^2)
   float shift2 = 0.f;  // largest squared centre shift of the last iteration (+inf: none ran)
+  float positions[kMaxClusters][2] = {};  // x, y in pixels: spatial K-means' centre positions (k-means++ writes them too)
 };
 
 constexpr int kMaxSumSlots = 4;  // copies of the per-cluster sums a policy may ask for
@@ -89,6 +102,7 @@ class KmeansWorkspace {
   static constexpr int kKernelInstances = 7;  // kernel instances (kmeans.cu)
   KmeansLoad load_;
   DeviceBuffer scratch_;
+  DeviceBuffer spatialScratch_;  // spatial K-means (kmeans_spatial.cu)
   int smCount_ = 0;
   int sharedOptin_ = 0, sharedPerSm_ = 0, sharedReserved_ = 0;  // shared memory per block / SM, bytes
   int staticShared_[kKernelInstances] = {};                     // each instance's static shared memory, bytes
@@ -147,8 +161,20 @@ void kmeansCpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState& sta
 namespace detail {
 // Shared argument checks of both backends; throws std::invalid_argument.
 void checkKmeansArgs(ConstRgbaView in, RgbaView out, const KmeansParams& params);
-// The k-means++ seeding kernel (kmeans_plusplus.cu): writes state->centres[0..k).
+// The k-means++ seeding kernel (kmeans_plusplus.cu): writes state->centres[0..k) and
+// state->positions[0..k).
 void launchKmeansPlusPlus(ConstRgbaView in, KmeansState* state, int k, uint64_t seed, cudaStream_t stream);
+// Spatial K-means (params.spatial > 0), called by kmeansGpu / kmeansCpu after their checks.
+size_t spatialScratchBytes();
+void kmeansSpatialGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* state,
+                      const KmeansParams& params, void* scratch, int smCount, cudaStream_t stream,
+                      const KmeansState* warmFrom);
+void kmeansSpatialCpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState& state,
+                      const KmeansParams& params, KmeansCpuScratch& scratch);
+// k-means++ seeding on the host (kmeans_cpu.cpp): k centres' colours and their sample
+// pixels' positions.
+void kmeansPlusPlusCpu(ConstRgbaView in, int k, uint64_t seed, float (*centres)[3], float (*positions)[2],
+                       KmeansCpuScratch& scratch);
 }  // namespace detail
 
 }  // namespace vp

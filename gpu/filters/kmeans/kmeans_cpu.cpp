@@ -5,6 +5,7 @@
 // The per-row loops are compiled twice: once with target("fma") so std::fma is one
 // instruction, once plain (glibc's fmaf, slow but identical), chosen at run time.
 #include "gpu/filters/kmeans/kmeans.h"
+#include "gpu/filters/kmeans/kmeans_spatial_math.h"
 
 #include <algorithm>
 #include <cmath>
@@ -26,6 +27,9 @@ void checkKmeansArgs(ConstRgbaView in, RgbaView out, const KmeansParams& params)
     throw std::invalid_argument("kmeans: k = " + std::to_string(params.k) + " outside 1.." +
                                 std::to_string(kMaxClusters));
   if (params.maxIterations < 0) throw std::invalid_argument("kmeans: maxIterations < 0");
+  if (!(params.spatial >= 0.f && params.spatial <= kMaxSpatialWeight))  // NaN too
+    throw std::invalid_argument("kmeans: spatial weight " + std::to_string(params.spatial) + " outside 0.." +
+                                std::to_string(int(kMaxSpatialWeight)));
 }
 }  // namespace detail
 
@@ -176,17 +180,27 @@ uchar4 pixelAt(ConstRgbaView in, uint64_t index) {
   return in.at(int(index % uint64_t(in.width)), int(index / uint64_t(in.width)));
 }
 
-// k-means++ on the deterministic sample (see kmeans.h); writes k centres.
-void kmeansPlusPlus(ConstRgbaView in, int k, uint64_t seed, float (*centres)[3], uchar4* sample, uint32_t* d2) {
+}  // namespace
+
+namespace detail {
+// k-means++ on the deterministic sample (see kmeans.h); writes k centres and their positions.
+void kmeansPlusPlusCpu(ConstRgbaView in, int k, uint64_t seed, float (*centres)[3], float (*positions)[2],
+                       KmeansCpuScratch& scratch) {
+  uchar4* const sample = KmeansCpuScratchAccess::sample(scratch).data();
+  uint32_t* const d2 = KmeansCpuScratchAccess::d2(scratch).data();
   const uint64_t n = in.pixels();
   const uint64_t m = std::min<uint64_t>(n, kKmeansPlusPlusSamples);
   for (uint64_t i = 0; i < m; ++i) sample[i] = pixelAt(in, km::spreadIndex(i, n, m)), d2[i] = UINT32_MAX;
   km::SplitMix64 rng(seed);
-  uchar4 c = sample[rng.next() % m];
+  uint64_t pickIndex = rng.next() % m;
   for (int j = 0;; ++j) {
+    const uchar4 c = sample[pickIndex];
+    const uint64_t at = km::spreadIndex(pickIndex, n, m);
     centres[j][0] = float(c.x);
     centres[j][1] = float(c.y);
     centres[j][2] = float(c.z);
+    positions[j][0] = float(at % uint64_t(in.width));
+    positions[j][1] = float(at / uint64_t(in.width));
     if (j + 1 == k) break;
     uint64_t total = 0;
     for (uint64_t i = 0; i < m; ++i) {
@@ -194,23 +208,22 @@ void kmeansPlusPlus(ConstRgbaView in, int k, uint64_t seed, float (*centres)[3],
       total += d2[i];
     }
     if (total == 0) {
-      c = sample[rng.next() % m];
+      pickIndex = rng.next() % m;
       continue;
     }
     const uint64_t u = rng.next() % total;
-    uint64_t prefix = 0, pick = 0;
+    uint64_t prefix = 0;
+    pickIndex = 0;
     for (uint64_t i = 0; i < m; ++i) {
       prefix += d2[i];
       if (prefix > u) {
-        pick = i;
+        pickIndex = i;
         break;
       }
     }
-    c = sample[pick];
   }
 }
-
-}  // namespace
+}  // namespace detail
 
 KmeansCpuScratch::KmeansCpuScratch(int maxWidth, int maxHeight) : maxWidth_(maxWidth), maxHeight_(maxHeight) {
   if (maxWidth < 1 || maxHeight < 1)
@@ -231,6 +244,7 @@ void kmeansCpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState& sta
   detail::checkKmeansArgs(in, out, params);
   if (in.width > scratch.maxWidth() || in.height > scratch.maxHeight())
     throw std::invalid_argument("kmeans: frame larger than the CPU scratch");
+  if (params.spatial > 0.f) return detail::kmeansSpatialCpu(in, out, labels, state, params, scratch);
   const int k = params.k, width = in.width, height = in.height, perRow = tilesPerRow(width);
   const bool fma = __builtin_cpu_supports("fma");
   auto accumulateRow = fma ? accumulateRowFma : accumulateRowPlain;
@@ -247,8 +261,7 @@ void kmeansCpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState& sta
       centres[j][2] = float(p.z);
     }
   } else if (params.init == KmeansInit::KmeansPlusPlus) {
-    kmeansPlusPlus(in, k, params.seed, centres, KmeansCpuScratchAccess::sample(scratch).data(),
-                   KmeansCpuScratchAccess::d2(scratch).data());
+    detail::kmeansPlusPlusCpu(in, k, params.seed, centres, state.positions, scratch);  // positions: as the kernel
   } else {
     for (int j = 0; j < k; ++j)
       for (int c = 0; c < 3; ++c) centres[j][c] = state.centres[j][c];

@@ -2,6 +2,7 @@
 
 #include "gpu/cuda/cuda_resources.h"
 #include "gpu/filters/kmeans/kmeans_schedule.h"
+#include "gpu/filters/kmeans/kmeans_spatial_math.h"
 
 #include <cstring>
 #include <deque>
@@ -22,6 +23,10 @@ constexpr OptionInfo kOptions[] = {
     {"seed", OptionType::Int, 0, 9007199254740991.0, 24301, nullptr, "k-means++ random seed", 0, true},
     {"view", OptionType::Choice, 0, 2, 0, "colour|labels|boundaries",
      "what is painted: centre colours, a fixed colour per label, or segment borders over the frame", 0, true},
+    {"spatial", OptionType::Float, 0, kMaxSpatialWeight, 0, nullptr,
+     "weight of position against colour (RGBXY K-means): at 1 crossing the frame costs as much as the whole "
+     "colour range; 0: colour only",
+     0, true},
 };
 static_assert(sizeof kOptions / sizeof kOptions[0] <= kMaxFilterOptions);
 
@@ -179,6 +184,7 @@ KmeansParams kmeansParamsOf(const FilterElement& e, bool* warm) {
   p.epsilon = float(e.value(Epsilon));
   p.init = static_cast<KmeansInit>(e.intValue(Init));
   p.seed = uint64_t(e.value(Seed));
+  p.spatial = float(e.value(Spatial));
   if (warm) *warm = e.boolValue(Warm);
   return p;
 }
@@ -196,6 +202,7 @@ FilterElement kmeansElement(const KmeansParams& p, bool warm, SegmentView view) 
   e.set(Warm, warm);
   e.set(Seed, double(p.seed));
   e.set(View, double(int(view)));
+  if (float(e.value(Spatial)) != p.spatial) e.set(Spatial, double(p.spatial));
   return e;
 }
 

@@ -1,6 +1,7 @@
 // K-means colour segmentation as a chain element (`kmeans=k=8:iterations=20:...`): its
 // option table and the typed view of an element's values. `view` picks what is painted
-// (kmeans_view.h): the centre colours, a palette by label, or segment borders. The kernels and their contract
+// (kmeans_view.h): the centre colours, a palette by label, or segment borders; `spatial`
+// adds each pixel's position to its colour (RGBXY K-means). The kernels and their contract
 // are in kmeans.h; frames warm-start from the previous frame's centres of the same
 // element (per element, also after a blur), re-initialising on the first frame, a change
 // of K or frame size, and a scene cut (kmeans_schedule.h).
@@ -14,7 +15,7 @@ namespace vp {
 
 // Option indices, in table order.
 namespace kmeans_option {
-enum : int { K, Iterations, Epsilon, Init, Warm, Seed, View };
+enum : int { K, Iterations, Epsilon, Init, Warm, Seed, View, Spatial };
 }
 
 extern const FilterInfo kKmeansFilter;

@@ -45,10 +45,12 @@ __global__ void __launch_bounds__(kPlusPlusThreads) kmeansPlusPlusKernel(ConstRg
   km::SplitMix64 rng(seed);  // every thread draws the same sequence
   uint32_t pick = uint32_t(rng.next() % m);
   for (int j = 0;; ++j) {
-    const uchar4 c = pixelAt(in, km::spreadIndex(pick, n, m));
+    const uint64_t at = km::spreadIndex(pick, n, m);
+    const uchar4 c = pixelAt(in, at);
     if (tid == 0) {
       state->centres[j][0] = c.x, state->centres[j][1] = c.y, state->centres[j][2] = c.z;
       state->centres[j][3] = 0.f;
+      state->positions[j][0] = float(at % uint32_t(in.width)), state->positions[j][1] = float(at / uint32_t(in.width));
     }
     if (j + 1 == k) break;
     ull local = 0;

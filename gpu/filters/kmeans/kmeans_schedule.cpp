@@ -15,7 +15,9 @@ KmeansParams KmeansSchedule::next(const KmeansParams& requested, bool warmStart,
   ++decided_;
   KmeansParams p = requested;
   // init "warm" asks for warm starts always; with nothing to warm from, k-means++ it is.
-  reinit = !haveState_ || requested.k != lastK_ || cutPending_ ||
+  // Colour-only runs leave the centres' positions stale: turning position on starts afresh.
+  const bool spatialOn = requested.spatial > 0.f && !lastSpatial_;
+  reinit = !haveState_ || requested.k != lastK_ || cutPending_ || spatialOn ||
            (!warmStart && requested.init != KmeansInit::Warm);
   if (reinit && p.init == KmeansInit::Warm) p.init = KmeansInit::KmeansPlusPlus;
   // A fresh start that later frames warm-start from runs until no centre moves (within its
@@ -27,6 +29,7 @@ KmeansParams KmeansSchedule::next(const KmeansParams& requested, bool warmStart,
   if (reinit && haveState_ && requested.k != lastK_) costAverage_ = -1;  // other K, other cost scale
   haveState_ = true;
   lastK_ = requested.k;
+  lastSpatial_ = requested.spatial > 0.f;
   cutPending_ = false;
   return p;
 }

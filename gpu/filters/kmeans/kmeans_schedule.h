@@ -1,6 +1,6 @@
 // Chooses, frame by frame, whether K-means warm-starts from the previous frame's
-// centres or re-initialises: on the first frame, after a change of K, after a
-// change of frame size (the backend calls reset()), and after a scene cut (the converged
+// centres or re-initialises: on the first frame, after a change of K, when spatial
+// K-means is turned on (colour-only runs leave positions stale), after a change of frame size (the backend calls reset()), and after a scene cut (the converged
 // cost per pixel of a frame jumps well above its recent average). With warm starts on, a
 // re-initialised frame runs to convergence (epsilon: the least float, so only a shift of
 // 0 stops it before maxIterations): the frames after it start from a fixed point, and a
@@ -46,6 +46,7 @@ class KmeansSchedule {
   static constexpr double kAverageWeight = 0.2;  // exponential average of cost per pixel
   bool haveState_ = false;    // some earlier K-means frame left centres on the device
   int lastK_ = 0;
+  bool lastSpatial_ = false;  // the last frame ran spatial K-means (its centres have positions)
   bool cutPending_ = false;   // a scene cut was seen: re-initialise next frame
   double costAverage_ = -1;   // recent cost per pixel; < 0 until the first observation
   int64_t decided_ = 0;       // frames next() has decided

@@ -1,0 +1,231 @@
+// Spatial (RGBXY) K-means (kmeans.h, `kmeans=...:spatial=W`): the CPU twin against the
+// independent double-precision reference (support/segmentation_reference.h), its effect on
+// segment borders, and the GPU against the twin bit for bit.
+#include "gpu/filters/kmeans/kmeans.h"
+#include "gpu/filters/kmeans/kmeans_filter.h"
+#include "gpu/filters/kmeans/kmeans_spatial_math.h"
+#include "support/gpu_test.h"
+#include "support/images.h"
+#include "support/kmeans_cases.h"
+#include "support/segmentation_reference.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace vp {
+namespace {
+
+using namespace kmtest;  // NOLINT(google-build-using-namespace): the suites' shared helpers
+
+// Centres spread over the frame: colours from warmState(), positions on a diagonal lattice.
+KmeansState spreadState(int width, int height) {
+  KmeansState s = warmState();
+  for (int j = 0; j < kMaxClusters; ++j) {
+    s.positions[j][0] = float((j * 37 + 5) % 97) / 96.f * float(width - 1);
+    s.positions[j][1] = float((j * 61 + 17) % 89) / 88.f * float(height - 1);
+  }
+  return s;
+}
+
+std::vector<test::ref::Feature> referenceCentres(const KmeansState& s, int k, double scale) {
+  std::vector<test::ref::Feature> c(static_cast<size_t>(k));
+  for (int j = 0; j < k; ++j)
+    c[size_t(j)] = {s.centres[j][0], s.centres[j][1], s.centres[j][2], scale * s.positions[j][0],
+                    scale * s.positions[j][1]};
+  return c;
+}
+
+std::vector<test::ref::Feature> features(const HostImage& img, double weight) {
+  return test::ref::rgbxyFeatures(reinterpret_cast<const uint8_t*>(img.data()), img.width(), img.height(), weight);
+}
+
+KmeansParams spatialParams(int k, float weight, KmeansInit init, int iterations, float epsilon = 0.f) {
+  KmeansParams p;
+  p.k = k;
+  p.spatial = weight;
+  p.init = init;
+  p.maxIterations = iterations;
+  p.epsilon = epsilon;
+  return p;
+}
+
+// The twin's assignment (no iteration: the final pass against the given centres) is the
+// reference's nearest centre, up to the float score's rounding (kmeans_spatial_math.h):
+// where they differ, the twin's choice is within 0.5 squared levels of the nearest.
+TEST(KmeansSpatial, AssignmentMatchesTheReference) {
+  for (auto [w, h] : {std::pair{97, 61}, {331, 203}})
+    for (Input kind : {Input::Random, Input::Natural})
+      for (float weight : {0.25f, 1.f})
+        for (int k : {3, 8, 17}) {
+          SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " W " + std::to_string(weight) + " k " +
+                       std::to_string(k) + (kind == Input::Random ? " random" : " natural"));
+          const HostImage& img = input(w, h, kind);
+          const KmeansState initial = spreadState(w, h);
+          const Result r = runCpu(img, spatialParams(k, weight, KmeansInit::Warm, 0), initial);
+          const double scale = test::ref::spatialScale(weight, w, h);
+          const auto points = features(img, weight);
+          const auto centres = referenceCentres(initial, k, scale);
+          const std::vector<int> want = test::ref::assign(points, centres);
+          size_t differing = 0;
+          double worst = 0;
+          for (size_t i = 0; i < points.size(); ++i) {
+            if (r.labels[i] == want[i]) continue;
+            ++differing;
+            worst = std::max(worst, test::ref::distance2(points[i], centres[r.labels[i]]) -
+                                        test::ref::distance2(points[i], centres[size_t(want[i])]));
+          }
+          EXPECT_LE(worst, 0.5) << differing << " pixels differ";
+          EXPECT_LE(differing, points.size() / 1000) << "only near-ties may differ";
+        }
+}
+
+// One Lloyd step: each centre moves to the mean of the features of its pixels (labels from
+// the twin's own first assignment, which the test above checks), colour and position.
+TEST(KmeansSpatial, UpdateIsTheMeanOfTheFeatures) {
+  const int w = 211, h = 127, k = 6;
+  const float weight = 0.75f;
+  const HostImage& img = input(w, h, Input::Natural);
+  const KmeansState initial = spreadState(w, h);
+  const Result assigned = runCpu(img, spatialParams(k, weight, KmeansInit::Warm, 0), initial);
+  const Result stepped = runCpu(img, spatialParams(k, weight, KmeansInit::Warm, 1), initial);
+  EXPECT_EQ(stepped.state.iterations, 1);
+  const double scale = test::ref::spatialScale(weight, w, h);
+  const auto points = features(img, weight);
+  const std::vector<int> labels(assigned.labels.begin(), assigned.labels.end());
+  const auto want = test::ref::centresOf(points, labels, referenceCentres(initial, k, scale));
+  for (int j = 0; j < k; ++j) {
+    for (int c = 0; c < 3; ++c) EXPECT_NEAR(stepped.state.centres[j][c], want[size_t(j)][c], 1e-4) << j << "." << c;
+    EXPECT_NEAR(stepped.state.positions[j][0], want[size_t(j)][3] / scale, 1e-3) << j;
+    EXPECT_NEAR(stepped.state.positions[j][1], want[size_t(j)][4] / scale, 1e-3) << j;
+  }
+}
+
+// Pixels whose right or lower neighbour has another label: the segments' border length.
+size_t borderPixels(const std::vector<uint8_t>& labels, int w, int h) {
+  size_t n = 0;
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const uint8_t l = labels[size_t(y) * w + x];
+      n += (x + 1 < w && labels[size_t(y) * w + x + 1] != l) || (y + 1 < h && labels[size_t(y + 1) * w + x] != l);
+    }
+  return n;
+}
+
+// On a noisy frame, colour-only segments are speckled; with position they are compact:
+// the total border length falls far below colour-only K-means at the same K.
+TEST(KmeansSpatial, NoisyFrameGetsFarShorterBorders) {
+  const int w = 320, h = 240, k = 8;
+  const HostImage img = test::makeBlobs(w, h, 3, 24.0, 11);
+  const Result colour = runCpu(img, spatialParams(k, 0.f, KmeansInit::KmeansPlusPlus, 20), KmeansState{});
+  const Result spatial = runCpu(img, spatialParams(k, 1.f, KmeansInit::KmeansPlusPlus, 20), KmeansState{});
+  const size_t a = borderPixels(colour.labels, w, h), b = borderPixels(spatial.labels, w, h);
+  RecordProperty("border_ratio", std::to_string(double(b) / double(a)));
+  EXPECT_LT(double(b), 0.25 * double(a)) << "spatial " << b << " vs colour-only " << a << " border pixels";
+}
+
+// The colour-only K-means is what spatial = 0 runs: same bytes as a run without the option.
+TEST(KmeansSpatial, ZeroWeightIsTheColourOnlyKmeans) {
+  const HostImage& img = input(123, 77, Input::Natural);
+  KmeansParams plain;
+  plain.k = 7;
+  plain.init = KmeansInit::KmeansPlusPlus;
+  KmeansParams zero = plain;
+  zero.spatial = 0.f;
+  const Result a = runCpu(img, plain, KmeansState{}), b = runCpu(img, zero, KmeansState{});
+  expectSame(b, a, plain.k);
+  // And a weight does change the segmentation.
+  KmeansParams some = plain;
+  some.spatial = 2.f;
+  EXPECT_NE(runCpu(img, some, KmeansState{}).labels, a.labels);
+}
+
+TEST(KmeansSpatial, RejectsBadWeights) {
+  const HostImage& img = input(16, 9, Input::Random);
+  for (float bad : {-0.5f, NAN, kMaxSpatialWeight * 2}) {
+    KmeansState s;
+    HostImage out(16, 9);
+    EXPECT_THROW(kmeansCpu(img.cview(), out.view(), nullptr, s, spatialParams(4, bad, KmeansInit::Uniform, 3)),
+                 std::invalid_argument)
+        << bad;
+  }
+}
+
+TEST(KmeansSpatial, ChainOption) {
+  const FilterElement e(kKmeansFilter);
+  EXPECT_EQ(kmeansParamsOf(e).spatial, 0.f);
+  KmeansParams p;
+  p.spatial = 1.5f;
+  EXPECT_EQ(kmeansParamsOf(kmeansElement(p)).spatial, 1.5f);
+}
+
+// ---- GPU against the twin ----
+
+void expectSamePositions(const Result& got, const Result& want, int k) {
+  for (int j = 0; j < k; ++j)
+    for (int c = 0; c < 2; ++c)
+      EXPECT_TRUE(sameBits(got.state.positions[j][c], want.state.positions[j][c]))
+          << "position " << j << "." << c << ": " << got.state.positions[j][c] << " vs " << want.state.positions[j][c];
+}
+
+struct SpatialCase {
+  int w, h;
+  Input input;
+  int k;
+  float weight;
+  KmeansInit init;
+  int iterations;
+  float epsilon;
+};
+
+class KmeansSpatialGpuVsCpu : public testing::TestWithParam<SpatialCase> {};
+
+TEST_P(KmeansSpatialGpuVsCpu, Identical) {
+  VP_REQUIRE_GPU();
+  const SpatialCase& c = GetParam();
+  const HostImage& img = input(c.w, c.h, c.input);
+  const KmeansParams p = spatialParams(c.k, c.weight, c.init, c.iterations, c.epsilon);
+  const KmeansState initial = spreadState(c.w, c.h);
+  const Result want = runCpu(img, p, initial);
+  KmeansWorkspace ws;
+  const Result got = runGpu(img, p, initial, ws);
+  expectSame(got, want, c.k);
+  expectSamePositions(got, want, c.k);
+  // As the pipeline runs it: the warm centres read from another state (kmeansGpu's warmFrom).
+  if (c.init == KmeansInit::Warm) {
+    KmeansState fromAfter;
+    const Result piped = runGpu(img, p, initial, ws, &fromAfter);
+    expectSame(piped, want, c.k);
+    expectSamePositions(piped, want, c.k);
+  }
+}
+
+std::vector<SpatialCase> spatialCases() {
+  std::vector<SpatialCase> cases;
+  for (auto [w, h] : {std::pair{1, 1}, {1, 37}, {45, 1}, {33, 17}, {97, 61}, {640, 480}})
+    for (Input in : {Input::Random, Input::Natural})
+      for (int k : {1, 3, 8, 17, 32})
+        for (KmeansInit init : {KmeansInit::Uniform, KmeansInit::KmeansPlusPlus, KmeansInit::Warm})
+          cases.push_back({w, h, in, k, 1.f, init, 20, 0.01f});
+  for (float weight : {0.1f, 0.5f, 4.f, kMaxSpatialWeight})
+    cases.push_back({211, 127, Input::Natural, 8, weight, KmeansInit::KmeansPlusPlus, 20, 0.f});
+  for (auto [w, h] : {std::pair{1920, 1080}, {1921, 1081}, {3840, 2160}})
+    for (int k : {2, 8, 32}) cases.push_back({w, h, Input::Natural, k, 1.f, KmeansInit::Uniform, 20, 0.f});
+  cases.push_back({1920, 1080, Input::Random, 8, 1.f, KmeansInit::Warm, 0, 0.f});
+  return cases;
+}
+
+std::string spatialCaseName(const testing::TestParamInfo<SpatialCase>& info) {
+  const SpatialCase& c = info.param;
+  std::string weight = std::to_string(int(std::lround(c.weight * 100)));
+  return std::to_string(c.w) + "x" + std::to_string(c.h) + (c.input == Input::Random ? "_random" : "_natural") +
+         "_k" + std::to_string(c.k) + "_w" + weight + "_" + initName(c.init) + "_it" + std::to_string(c.iterations) +
+         "_" + std::to_string(info.index);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, KmeansSpatialGpuVsCpu, testing::ValuesIn(spatialCases()), spatialCaseName);
+
+}  // namespace
+}  // namespace vp

@@ -143,8 +143,17 @@ std::optional<std::string> ChainEditor::setOption(const Command& c, ProcessParam
   const int option = e.filter().optionIndex(c.option);
   const OptionInfo& o = e.filter().option(option);
   if (!o.runtime) bad(std::string(o.name) + " cannot change while playing");
-  const double v = nextValue(o, e.value(option), c);
-  if (v == e.value(option)) return std::nullopt;
+  const double old = e.value(option);
+  double v = 0;
+  if (c.verb == Verb::KAuto) {  // on: k = auto (0); off: the fixed K it had before
+    const bool automatic = c.change == Change::Toggle ? old != 0 : c.value != 0;
+    const auto fixed = beforeAuto_.find(&e.filter());
+    v = automatic ? 0 : old != 0 ? old : fixed != beforeAuto_.end() ? fixed->second : o.def;
+  } else {
+    v = nextValue(o, old, c);
+  }
+  if (v == old) return std::nullopt;
+  if (o.zeroName && v == 0) beforeAuto_[&e.filter()] = old;
   e.set(option, v);
   memory(e.filter()) = e;
   return elementLabel(p.chain, index) + " " + optionText(e, option);

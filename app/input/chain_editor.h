@@ -10,6 +10,7 @@
 #include "app/input/commands.h"
 #include "gpu/filters/chain.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,6 +60,7 @@ class ChainEditor {
   std::vector<Preset> presets_;
   int preset_ = -1;
   std::vector<FilterElement> memory_;  // per registered filter, in registry order
+  std::map<const FilterInfo*, double> beforeAuto_;  // the value an option with a zero word (k) had before it
 };
 
 }  // namespace vp

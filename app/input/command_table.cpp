@@ -50,9 +50,9 @@ std::array<VerbInfo, kVerbCount> makeVerbs() {
        "a named chain of the config's [presets] (default: kmeans, blur, none), or the next one", nullptr},
       {Verb::Mode, "mode", ArgKind::FilterName, 0, 0, "mode " + filterNames("|") + "|none|cycle",
        "a one-filter chain (cycle: the next preset)", nullptr},
-      {Verb::K, "k", ArgKind::NumberOrStep, int(k.lo), int(k.hi), "k N|+N|-N",
+      {Verb::K, "k", ArgKind::OptionNumber, 0, 0, "k N|+N|-N|auto",
        "the first kmeans's clusters: set " + bounds(k) + ", or step within " + formatOptionValue(k, k.stepLo) + ".." +
-           formatOptionValue(k, k.hi),
+           formatOptionValue(k, k.hi) + "; auto: chosen by the silhouette score",
        "kmeans.k"},
       {Verb::Radius, "radius", ArgKind::NumberOrStep, int(r.lo), int(r.hi), "radius N|+N|-N",
        "the first blur's radius in pixels, " + bounds(r), "blur.r"},
@@ -84,6 +84,10 @@ std::array<VerbInfo, kVerbCount> makeVerbs() {
            ": position against colour (RGBXY K-means; at 1 crossing the frame costs the whole colour range, 0: "
            "colour only)",
        "kmeans.spatial"},
+      {Verb::KAuto, "k-auto", ArgKind::OnOffToggle, 0, 0, "k-auto [on|off|toggle]",
+       "the first kmeans's automatic K: chosen in kmin..kmax by the silhouette score (on), or back to the fixed K "
+       "it had (off)",
+       "kmeans.k"},
       {Verb::Compare, "compare", ArgKind::Compare, 0, 0, "compare off|split|side|cycle",
        "compare view: the original left of a line (split) or beside the result (side)", nullptr},
       {Verb::Split, "split", ArgKind::NumberOrStep, 0, kMaxSplitPercent, "split N|+N|-N",
@@ -135,6 +139,7 @@ const std::vector<KeyBinding> kDefaultKeys = {
     {"shift+t", "edges-t +10", "edge threshold +10"},
     {"o", "edges-overlay toggle", "edges: black over the frame / magnitude"},
     {"v", "view cycle", "K-means view: colours, labels, boundaries"},
+    {"a", "k-auto toggle", "K-means: automatic K (silhouette) / the fixed K"},
     {"x", "spatial -0.25", "K-means spatial weight -0.25"},
     {"shift+x", "spatial +0.25", "K-means spatial weight +0.25 (segments follow position too)"},
     {"m", "preset cycle", "next preset chain (default: kmeans, blur, none)"},

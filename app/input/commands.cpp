@@ -325,7 +325,8 @@ bool isParamCommand(const Command& c) {
     case Verb::EdgesT:
     case Verb::EdgesOverlay:
     case Verb::View:
-    case Verb::Spatial: return true;
+    case Verb::Spatial:
+    case Verb::KAuto: return true;
     default: return false;
   }
 }

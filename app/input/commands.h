@@ -44,6 +44,7 @@ enum class Verb : uint8_t {
   EdgesOverlay,  // edges-overlay [on|off|toggle]: the first edges's overlay switch
   View,        // view colour|labels|boundaries|cycle: the first kmeans's view
   Spatial,     // spatial N | +N | -N: the first kmeans's spatial weight (decimals allowed)
+  KAuto,       // k-auto [on|off|toggle]: the first kmeans's automatic K (off: back to the fixed K)
   Compare,     // compare off|split|side|cycle
   Split,       // split N|+N|-N: the compare line at N % of the width
   Pause,       // pause [on|off|toggle]

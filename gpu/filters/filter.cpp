@@ -56,6 +56,7 @@ FilterElement::FilterElement(const FilterInfo& filter) : filter_(&filter) {
 }
 
 bool optionAccepts(const OptionInfo& o, double v) {
+  if (v == 0 && o.zeroName) return true;
   return std::isfinite(v) && v >= o.lo && v <= o.hi && (o.type == OptionType::Float || v == std::floor(v));
 }
 
@@ -69,7 +70,7 @@ std::string optionBounds(const OptionInfo& o) {
   std::string out = std::string(o.name) + " must be ";
   switch (o.type) {
     case OptionType::Int:
-    case OptionType::Float: return out + number(o.lo) + ".." + number(o.hi);
+    case OptionType::Float: return out + (o.zeroName ? std::string(o.zeroName) + " or " : "") + number(o.lo) + ".." + number(o.hi);
     case OptionType::Bool: return out + "0 or 1";
     case OptionType::Choice: {
       const std::vector<std::string_view> names = choiceNames(o);
@@ -84,7 +85,7 @@ std::string optionBounds(const OptionInfo& o) {
 std::string optionRange(const OptionInfo& o) {
   if (o.type == OptionType::Choice) return o.choices;
   if (o.type == OptionType::Bool) return "0|1";
-  return number(o.lo) + ".." + number(o.hi);
+  return (o.zeroName ? std::string(o.zeroName) + "|" : "") + number(o.lo) + ".." + number(o.hi);
 }
 
 std::string formatOptionValue(const OptionInfo& o, double v) {
@@ -93,6 +94,7 @@ std::string formatOptionValue(const OptionInfo& o, double v) {
     const size_t i = size_t(v);
     return i < names.size() ? std::string(names[i]) : number(v);
   }
+  if (v == 0 && o.zeroName) return o.zeroName;
   return number(v);
 }
 
@@ -108,10 +110,11 @@ double parseOptionValue(const OptionInfo& o, std::string_view text) {
     if (text == "0" || text == "no" || text == "off" || text == "false") return 0;
     throw std::invalid_argument(optionBounds(o));
   }
+  if (o.zeroName && text == o.zeroName) return 0;
   double v = 0;
   const char* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, v);
-  if (text.empty() || ec != std::errc() || ptr != end || !optionAccepts(o, v))
+  if (text.empty() || ec != std::errc() || ptr != end || !optionAccepts(o, v) || (o.zeroName && v == 0))
     throw std::invalid_argument(optionBounds(o));
   return v;
 }

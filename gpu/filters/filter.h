@@ -39,10 +39,11 @@ struct OptionInfo {
   const char* help;     // "clusters"
   double stepLo;        // add / cycle stay at or above this (k steps within 2..32; set takes 1)
   bool runtime;         // may change while playing (set / add / cycle commands)
+  const char* zeroName = nullptr;  // Int: a word that stands for 0 outside lo..hi (kmeans k: "auto")
 };
 
-constexpr int kMaxFilterOptions = 8;  // options one filter may have
-constexpr int kMaxFilterMetrics = 4;  // metrics one element may report per frame
+constexpr int kMaxFilterOptions = 12;  // options one filter may have
+constexpr int kMaxFilterMetrics = 6;  // metrics one element may report per frame
 constexpr int kMaxChainLength = 8;    // elements one chain may hold
 
 // A named number an element reports for one frame (K-means: iterations, cost, reinit).

@@ -142,10 +142,13 @@ TEST(ChainEditor, ParsesTheChainVerbs) {
   c = commandFrom("k -1");
   EXPECT_EQ(c.verb, Verb::K);
   EXPECT_EQ(c.change, Change::Add);
-  EXPECT_EQ(c.value, -1);
+  EXPECT_EQ(c.step, -1);
   c = commandFrom("k 1");
   EXPECT_EQ(c.change, Change::Set);
-  EXPECT_EQ(c.value, 1);
+  EXPECT_EQ(c.arg, "1");
+  c = commandFrom("k auto");
+  EXPECT_EQ(c.change, Change::Set);
+  EXPECT_EQ(c.arg, "auto");
   c = commandFrom("param +2");
   EXPECT_EQ(c.verb, Verb::Param);
   EXPECT_EQ(c.value, 2);
@@ -193,8 +196,8 @@ TEST(ChainEditor, RefusesBadCommandTextsSayingWhy) {
       {"preset", "preset takes NAME or cycle"},
       {"mode sharpen", modes},
       {"mode", modes},
-      {"k 0", "k must be 1..32"},
-      {"k 33", "k must be 1..32"},
+      {"k 0", "k must be auto|1..32, +N or -N"},
+      {"k 33", "k must be auto|1..32, +N or -N"},
       {"k +x", "k step must be +N or -N"},
       {"radius 129", "radius must be 0..128"},
       {"passes 4", "passes must be 1..3"},
@@ -265,8 +268,9 @@ TEST(ChainEditor, SetAddCycleAddressElements) {
   EXPECT_EQ(editError(e, "set 0.k 3"), "no element 0 in the chain (it has 3)");
   EXPECT_EQ(editError(e, "set kmeans#.k 3"), "a position was expected after 'kmeans#'");
   EXPECT_EQ(editError(e, "set q 1"), "no filter of the chain has option 'q'");
-  EXPECT_EQ(editError(e, "set k 40"), "k must be 1..32");
-  EXPECT_EQ(editError(e, "set k 2.5"), "k must be 1..32");
+  EXPECT_EQ(editError(e, "set k 40"), "k must be auto or 1..32");
+  EXPECT_EQ(editError(e, "set k 2.5"), "k must be auto or 1..32");
+  EXPECT_EQ(editError(e, "set k 0"), "k must be auto or 1..32");
   EXPECT_EQ(editError(e, "set border mirror"), "border must be zero, replicate, reflect or wrap");
   EXPECT_EQ(editError(e, "set warm maybe"), "warm must be 0 or 1");
   EXPECT_EQ(editError(e, "add r 0.5"), "r steps by whole numbers");
@@ -410,7 +414,7 @@ TEST(ChainEditor, ShorthandForAFilterNotInTheChainChangesItsRememberedValues) {
   EXPECT_EQ(m.apply("border wrap"), "blur is not in the chain: border=wrap kept for it");
   EXPECT_EQ(m.apply("mode blur"), "chain: blur=r=6:border=wrap");
   // Out of bounds is refused for a remembered value too.
-  EXPECT_EQ(editError(m, "set kmeans.k 40"), "k must be 1..32");
+  EXPECT_EQ(editError(m, "set kmeans.k 40"), "k must be auto or 1..32");
   EXPECT_EQ(editError(m, "set kmeans#2.k 4"), "no element 2 in the chain (it has 1)");
 }
 

@@ -56,7 +56,7 @@ TEST(ChainOptions, VfGivesTheChain) {
   ASSERT_TRUE(r.run) << r.err;
   EXPECT_EQ(describe(r), "blur=r=3,kmeans=k=6");
   EXPECT_EQ(formatChain(r.o.process.chain),
-            "blur=r=3:passes=1:border=replicate,kmeans=k=6:iterations=20:epsilon=0.01:init=kmeans++:warm=1:seed=24301:view=colour:spatial=0");
+            "blur=r=3:passes=1:border=replicate,kmeans=k=6:iterations=20:epsilon=0.01:init=kmeans++:warm=1:seed=24301:view=colour:spatial=0:kmin=2:kmax=12");
   r = parse({"--vf", " blur = 2 : border = wrap , median=r='3' "});  // blanks, bare values, quotes
   ASSERT_TRUE(r.run) << r.err;
   EXPECT_EQ(describe(r), "blur=r=2:border=wrap,median=r=3");
@@ -75,7 +75,7 @@ TEST(ChainOptions, BadVfIsAUsageErrorOfOneLineNamingThePosition) {
   const std::vector<std::pair<const char*, std::string>> cases = {
       {"blur=r=3,kmeans=q=6",
        "vidproc: --vf: 'blur=r=3,kmeans=q=6' at 16: unknown option 'q' of kmeans (k, iterations, epsilon, init, warm, "
-       "seed, view, spatial) (see --help)\n"},
+       "seed, view, spatial, kmin, kmax) (see --help)\n"},
       {"blur=r=999", "vidproc: --vf: 'blur=r=999' at 7: blur: r must be 0..128, not '999' (see --help)\n"},
       {"blur,,kmeans",
        "vidproc: --vf: 'blur,,kmeans' at 5: a filter name was expected (" + filterNames() + ") (see --help)\n"},
@@ -125,7 +125,7 @@ TEST(ChainOptions, FilterHelpPrintsTheOptionsAndExitsZero) {
   EXPECT_EQ(r.err, "");
   for (int i = 0; i < kKmeansFilter.optionCount; ++i)
     EXPECT_NE(r.out.find(std::string("  ") + kKmeansFilter.option(i).name + " <"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("k <integer> 1..32"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("k <integer> auto|1..32"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("default 8"), std::string::npos) << r.out;
   r = parse({"--vf", "help"});
   EXPECT_FALSE(r.run);
@@ -162,7 +162,8 @@ TEST(ChainOptions, ShorthandsBuildAOneFilterChain) {
     EXPECT_EQ(b.code, kExitUsage) << bad[0] << " " << bad[1];
     EXPECT_EQ(std::count(b.err.begin(), b.err.end(), '\n'), 1) << b.err;
   }
-  EXPECT_EQ(parse({"-k", "0"}).err, "vidproc: --clusters: k must be 1..32 (see --help)\n");
+  EXPECT_EQ(parse({"-k", "0"}).err, "vidproc: --clusters: k must be auto or 1..32 (see --help)\n");
+  EXPECT_EQ(formatChain(parse({"-k", "auto"}).o.process.chain).rfind("kmeans=k=auto:", 0), 0u);
 }
 
 TEST(ChainOptions, ShorthandsSetTheDefaultsOfVfElements) {
@@ -214,7 +215,7 @@ TEST(ChainOptions, ConfigVfAndPresets) {
     ADD_FAILURE() << "a bad preset was accepted";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("presets.bad"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("k must be 1..32"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("k must be auto or 1..32"), std::string::npos) << e.what();
   }
   EXPECT_THROW(applyConfigText("[presets]\nbad = 3\n", bad), std::runtime_error);
   EXPECT_THROW(applyConfigText("vf = \"blur=q=1\"\n", bad), std::runtime_error);

@@ -36,7 +36,7 @@ TEST(ControlParse, ParameterCommands) {
   EXPECT_EQ(parse("  MODE   None ").arg, "none");
   c = parse("k 12");
   EXPECT_EQ(c.verb, Verb::K);
-  EXPECT_EQ(c.value, 12);
+  EXPECT_EQ(c.arg, "12");
   EXPECT_EQ(c.target, "kmeans");  // a shorthand for the first kmeans's k
   EXPECT_EQ(c.option, "k");
   EXPECT_EQ(parse("clusters 3").verb, Verb::K);
@@ -99,7 +99,7 @@ TEST(ControlParse, KeyActionsByConfigName) {
 TEST(ControlParse, RelativeSteps) {
   Command c = parse("k -1");
   EXPECT_EQ(c.change, Change::Add);
-  EXPECT_EQ(c.value, -1);
+  EXPECT_EQ(c.step, -1);
   EXPECT_EQ(parse("radius +10").value, 10);
   EXPECT_EQ(parse("param -2").value, -2);
   EXPECT_EQ(parse("passes cycle").change, Change::Cycle);
@@ -130,7 +130,7 @@ TEST(ControlParse, BadLinesSayWhy) {
     parseCommand("k 40");
     FAIL() << "accepted k 40";
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "k must be 1..32");
+    EXPECT_STREQ(e.what(), "k must be auto|1..32, +N or -N");
   }
   try {
     parseCommand("view rainbow");

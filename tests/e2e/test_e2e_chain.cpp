@@ -212,7 +212,7 @@ TEST_F(E2EChain, BadVfExitsTwoWithOneLineNamingThePosition) {
   EXPECT_EQ(r.exitCode, 2) << r.err;
   EXPECT_EQ(r.err,
             "vidproc: --vf: 'blur=r=3,kmeans=q=6' at 16: unknown option 'q' of kmeans (k, iterations, epsilon, "
-            "init, warm, seed, view, spatial) (see --help)\n");
+            "init, warm, seed, view, spatial, kmin, kmax) (see --help)\n");
   EXPECT_EQ(r.out, "");
   EXPECT_FALSE(std::filesystem::exists(out));  // nothing was started
   const std::vector<std::pair<std::string, std::string>> bad = {
@@ -238,7 +238,7 @@ TEST_F(E2EChain, FilterHelpListsTheOptions) {
   const test::ProgramRun km = run({"--vf", "kmeans=help"}, false);
   EXPECT_EQ(km.exitCode, 0) << km.err;
   EXPECT_EQ(km.err, "");
-  EXPECT_NE(km.out.find("k <integer> 1..32"), std::string::npos) << km.out;
+  EXPECT_NE(km.out.find("k <integer> auto|1..32"), std::string::npos) << km.out;
   EXPECT_NE(km.out.find("default 8"), std::string::npos) << km.out;
   for (const FilterInfo* f : filterRegistry()) {
     const test::ProgramRun r = run({"--vf", std::string(f->name) + "=help"}, false);

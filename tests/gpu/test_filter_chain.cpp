@@ -18,7 +18,7 @@ namespace vp {
 namespace {
 
 // Canonical texts of the registry defaults (written out: the format is what is tested).
-constexpr const char* kKmeansDefault = "kmeans=k=8:iterations=20:epsilon=0.01:init=kmeans++:warm=1:seed=24301:view=colour:spatial=0";
+constexpr const char* kKmeansDefault = "kmeans=k=8:iterations=20:epsilon=0.01:init=kmeans++:warm=1:seed=24301:view=colour:spatial=0:kmin=2:kmax=12";
 constexpr const char* kBlurDefault = "blur=r=5:passes=1:border=replicate";
 
 std::string repeat(const std::string& element, int n) {
@@ -42,45 +42,45 @@ std::vector<Good> goodStrings() {
       {" \t ", "none"},
       {"kmeans", kKmeansDefault},
       {"blur", kBlurDefault},
-      {"kmeans=6", "kmeans=k=6:iterations=20:epsilon=0.01:init=kmeans++:warm=1:seed=24301:view=colour:spatial=0"},
-      {"kmeans=6:5", "kmeans=k=6:iterations=5:epsilon=0.01:init=kmeans++:warm=1:seed=24301:view=colour:spatial=0"},
-      {"kmeans=k=6:iterations=5:epsilon=0.5:init=uniform:warm=0:seed=7:view=colour:spatial=0",
-       "kmeans=k=6:iterations=5:epsilon=0.5:init=uniform:warm=0:seed=7:view=colour:spatial=0"},
-      {"kmeans=seed=7:k=3", "kmeans=k=3:iterations=20:epsilon=0.01:init=kmeans++:warm=1:seed=7:view=colour:spatial=0"},
+      {"kmeans=6", "kmeans=k=6:iterations=20:epsilon=0.01:init=kmeans++:warm=1:seed=24301:view=colour:spatial=0:kmin=2:kmax=12"},
+      {"kmeans=6:5", "kmeans=k=6:iterations=5:epsilon=0.01:init=kmeans++:warm=1:seed=24301:view=colour:spatial=0:kmin=2:kmax=12"},
+      {"kmeans=k=6:iterations=5:epsilon=0.5:init=uniform:warm=0:seed=7:view=colour:spatial=0:kmin=2:kmax=12",
+       "kmeans=k=6:iterations=5:epsilon=0.5:init=uniform:warm=0:seed=7:view=colour:spatial=0:kmin=2:kmax=12"},
+      {"kmeans=seed=7:k=3", "kmeans=k=3:iterations=20:epsilon=0.01:init=kmeans++:warm=1:seed=7:view=colour:spatial=0:kmin=2:kmax=12"},
       // A bare value fills the option after the last one given.
-      {"kmeans=iterations=5:0.25", "kmeans=k=8:iterations=5:epsilon=0.25:init=kmeans++:warm=1:seed=24301:view=colour:spatial=0"},
+      {"kmeans=iterations=5:0.25", "kmeans=k=8:iterations=5:epsilon=0.25:init=kmeans++:warm=1:seed=24301:view=colour:spatial=0:kmin=2:kmax=12"},
       {"blur=2:3:wrap", "blur=r=2:passes=3:border=wrap"},
       {"blur=passes=2:wrap", "blur=r=5:passes=2:border=wrap"},
       {"blur=r=3,kmeans=k=6",
-       "blur=r=3:passes=1:border=replicate,kmeans=k=6:iterations=20:epsilon=0.01:init=kmeans++:warm=1:seed=24301:view=colour:spatial=0"},
+       "blur=r=3:passes=1:border=replicate,kmeans=k=6:iterations=20:epsilon=0.01:init=kmeans++:warm=1:seed=24301:view=colour:spatial=0:kmin=2:kmax=12"},
       // Blanks around names, keys and values.
       {"  blur = r = 3 ,\tkmeans = k = 6  ",
-       "blur=r=3:passes=1:border=replicate,kmeans=k=6:iterations=20:epsilon=0.01:init=kmeans++:warm=1:seed=24301:view=colour:spatial=0"},
+       "blur=r=3:passes=1:border=replicate,kmeans=k=6:iterations=20:epsilon=0.01:init=kmeans++:warm=1:seed=24301:view=colour:spatial=0:kmin=2:kmax=12"},
       {"blur=r=3 : passes=2 : border=zero", "blur=r=3:passes=2:border=zero"},
       // Quoted values.
       {"blur=border='wrap'", "blur=r=5:passes=1:border=wrap"},
-      {"kmeans=epsilon='1e-3'", "kmeans=k=8:iterations=20:epsilon=0.001:init=kmeans++:warm=1:seed=24301:view=colour:spatial=0"},
-      {"kmeans='6':'4'", "kmeans=k=6:iterations=4:epsilon=0.01:init=kmeans++:warm=1:seed=24301:view=colour:spatial=0"},
+      {"kmeans=epsilon='1e-3'", "kmeans=k=8:iterations=20:epsilon=0.001:init=kmeans++:warm=1:seed=24301:view=colour:spatial=0:kmin=2:kmax=12"},
+      {"kmeans='6':'4'", "kmeans=k=6:iterations=4:epsilon=0.01:init=kmeans++:warm=1:seed=24301:view=colour:spatial=0:kmin=2:kmax=12"},
       // Every spelling of a Bool.
-      {"kmeans=warm=no", "kmeans=k=8:iterations=20:epsilon=0.01:init=kmeans++:warm=0:seed=24301:view=colour:spatial=0"},
-      {"kmeans=warm=off", "kmeans=k=8:iterations=20:epsilon=0.01:init=kmeans++:warm=0:seed=24301:view=colour:spatial=0"},
-      {"kmeans=warm=false", "kmeans=k=8:iterations=20:epsilon=0.01:init=kmeans++:warm=0:seed=24301:view=colour:spatial=0"},
-      {"kmeans=warm=0", "kmeans=k=8:iterations=20:epsilon=0.01:init=kmeans++:warm=0:seed=24301:view=colour:spatial=0"},
+      {"kmeans=warm=no", "kmeans=k=8:iterations=20:epsilon=0.01:init=kmeans++:warm=0:seed=24301:view=colour:spatial=0:kmin=2:kmax=12"},
+      {"kmeans=warm=off", "kmeans=k=8:iterations=20:epsilon=0.01:init=kmeans++:warm=0:seed=24301:view=colour:spatial=0:kmin=2:kmax=12"},
+      {"kmeans=warm=false", "kmeans=k=8:iterations=20:epsilon=0.01:init=kmeans++:warm=0:seed=24301:view=colour:spatial=0:kmin=2:kmax=12"},
+      {"kmeans=warm=0", "kmeans=k=8:iterations=20:epsilon=0.01:init=kmeans++:warm=0:seed=24301:view=colour:spatial=0:kmin=2:kmax=12"},
       {"kmeans=warm=yes", kKmeansDefault},
       {"kmeans=warm=on", kKmeansDefault},
       {"kmeans=warm=true", kKmeansDefault},
       {"kmeans=warm=1", kKmeansDefault},
       // Every choice.
-      {"kmeans=init=uniform", "kmeans=k=8:iterations=20:epsilon=0.01:init=uniform:warm=1:seed=24301:view=colour:spatial=0"},
-      {"kmeans=init=warm", "kmeans=k=8:iterations=20:epsilon=0.01:init=warm:warm=1:seed=24301:view=colour:spatial=0"},
+      {"kmeans=init=uniform", "kmeans=k=8:iterations=20:epsilon=0.01:init=uniform:warm=1:seed=24301:view=colour:spatial=0:kmin=2:kmax=12"},
+      {"kmeans=init=warm", "kmeans=k=8:iterations=20:epsilon=0.01:init=warm:warm=1:seed=24301:view=colour:spatial=0:kmin=2:kmax=12"},
       {"blur=border=reflect", "blur=r=5:passes=1:border=reflect"},
       // Bounds, both ends.
-      {"kmeans=k=1:iterations=0:epsilon=0:seed=0", "kmeans=k=1:iterations=0:epsilon=0:init=kmeans++:warm=1:seed=0:view=colour:spatial=0"},
+      {"kmeans=k=1:iterations=0:epsilon=0:seed=0", "kmeans=k=1:iterations=0:epsilon=0:init=kmeans++:warm=1:seed=0:view=colour:spatial=0:kmin=2:kmax=12"},
       {"kmeans=k=32:iterations=1000:epsilon=1000000:seed=9007199254740991",
-       "kmeans=k=32:iterations=1000:epsilon=1000000:init=kmeans++:warm=1:seed=9007199254740991:view=colour:spatial=0"},
+       "kmeans=k=32:iterations=1000:epsilon=1000000:init=kmeans++:warm=1:seed=9007199254740991:view=colour:spatial=0:kmin=2:kmax=12"},
       {"blur=r=0:passes=1:border=zero", "blur=r=0:passes=1:border=zero"},
       {"blur=r=128:passes=3", "blur=r=128:passes=3:border=replicate"},
-      {"kmeans=epsilon=0.1", "kmeans=k=8:iterations=20:epsilon=0.1:init=kmeans++:warm=1:seed=24301:view=colour:spatial=0"},
+      {"kmeans=epsilon=0.1", "kmeans=k=8:iterations=20:epsilon=0.1:init=kmeans++:warm=1:seed=24301:view=colour:spatial=0:kmin=2:kmax=12"},
       // Repeated filters, up to the largest chain.
       {"blur,blur", repeat(kBlurDefault, 2)},
       {"kmeans,blur,kmeans", std::string(kKmeansDefault) + "," + kBlurDefault + "," + kKmeansDefault},
@@ -174,8 +174,8 @@ std::vector<Bad> badStrings() {
       {"blur=r=3:radius=4", 9, "unknown option 'radius' of blur"},
       {"blur = r=1 : K=2", 13, "unknown option 'K'"},
       // Out of range.
-      {"kmeans=k=0", 9, "k must be 1..32"},
-      {"kmeans=k=33", 9, "k must be 1..32"},
+      {"kmeans=k=0", 9, "k must be auto or 1..32"},
+      {"kmeans=k=33", 9, "k must be auto or 1..32"},
       {"blur=r=-1", 7, "r must be 0..128"},
       {"blur=r=129", 7, "r must be 0..128"},
       {"blur=passes=0", 12, "passes must be 1..3"},
@@ -188,10 +188,10 @@ std::vector<Bad> badStrings() {
       {"kmeans=seed=-1", 12, "seed must be"},
       {"kmeans=seed=9007199254740992", 12, "seed must be"},
       {"kmeans=k=6,blur=r=200", 18, "r must be 0..128"},
-      {"kmeans = k = 0", 13, "k must be 1..32"},
-      {"kmeans=k='40'", 9, "k must be 1..32"},
+      {"kmeans = k = 0", 13, "k must be auto or 1..32"},
+      {"kmeans=k='40'", 9, "k must be auto or 1..32"},
       // Not an integer where an Int is wanted; not a number.
-      {"kmeans=k=2.5", 9, "k must be 1..32"},
+      {"kmeans=k=2.5", 9, "k must be auto or 1..32"},
       {"blur=r=0.5", 7, "r must be"},
       {"kmeans=k=abc", 9, "k must be"},
       {"kmeans=k=6x", 9, "k must be"},

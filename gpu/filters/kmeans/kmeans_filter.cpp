@@ -1,9 +1,12 @@
 #include "gpu/filters/kmeans/kmeans_filter.h"
 
 #include "gpu/cuda/cuda_resources.h"
+#include "gpu/filters/kmeans/kmeans_auto.h"
 #include "gpu/filters/kmeans/kmeans_schedule.h"
 #include "gpu/filters/kmeans/kmeans_spatial_math.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -13,7 +16,10 @@ namespace vp {
 namespace {
 
 constexpr OptionInfo kOptions[] = {
-    {"k", OptionType::Int, 1, kMaxClusters, 8, nullptr, "clusters; add / cycle step within 2..32", 2, true},
+    {"k", OptionType::Int, 1, kMaxClusters, 8, nullptr,
+     "clusters, or auto: chosen in kmin..kmax by the silhouette score (at scene cuts and when the score falls); "
+     "add / cycle step within 2..32",
+     2, true, "auto"},
     {"iterations", OptionType::Int, 0, 1000, 20, nullptr, "Lloyd iterations per frame at most", 0, true},
     {"epsilon", OptionType::Float, 0, 1e6, 0.01, nullptr,
      "stop once the largest squared centre shift is below this (8-bit levels squared)", 0, true},
@@ -27,23 +33,42 @@ constexpr OptionInfo kOptions[] = {
      "weight of position against colour (RGBXY K-means): at 1 crossing the frame costs as much as the whole "
      "colour range; 0: colour only",
      0, true},
+    {"kmin", OptionType::Int, 2, kMaxClusters, kAutoKMin, nullptr, "automatic K: the least K tried", 2, true},
+    {"kmax", OptionType::Int, 2, kMaxClusters, kAutoKMax, nullptr, "automatic K: the largest K tried", 2, true},
 };
 static_assert(sizeof kOptions / sizeof kOptions[0] <= kMaxFilterOptions);
+
+// What a K-means frame leaves: its state and, with automatic K, the silhouette sum of its
+// centres over the sample (kmeans_auto.h).
+struct FrameState {
+  KmeansState state;
+  int64_t silhouette;
+};
 
 void reportState(const KmeansState& st, ElementResult& result) {
   result.set("iterations", st.iterations);
   result.set("cost", double(st.cost));
 }
 
+// The frame's silhouette score (automatic K), NaN otherwise; reported as "score".
+double frameScore(const FrameState& f, bool automatic, int64_t pixels, ElementResult* result) {
+  if (!automatic) return NAN;
+  const double score = silhouetteScore(f.silhouette, uint64_t(pixels));
+  if (result) result->set("score", score);
+  return score;
+}
+
 // Per slot: the K-means state of that slot's latest frame (centres stay where the frame
 // left them for the next frame to warm-start from: no copy on the frame chain).
 struct KmeansSlot {
-  DeviceBuffer state{sizeof(KmeansState)};
+  DeviceBuffer frame{sizeof(FrameState)};
   DeviceBuffer labels;  // width x height: the final assignment, for the labels and boundaries views
-  PinnedBuffer host{sizeof(KmeansState)};  // its copy: the next frame's scene-cut test, finish()
+  PinnedBuffer host{sizeof(FrameState)};  // its copy: the next frame's scene-cut and score tests, finish()
   Event centresReady{cudaEventDisableTiming};
   Event hostReady{cudaEventDisableTiming};  // `host` holds this frame's state
   bool reinit = false;
+  bool automatic = false;  // K was chosen automatically
+  KmeansState* state() { return &frame.as<FrameState>()->state; }
 };
 
 // A submitted frame whose cost the schedule has not been fed yet.
@@ -51,8 +76,23 @@ struct Unobserved {
   int slot;
   bool reinit;
   bool known;     // finish() has read its cost
+  int k;
   uint64_t cost;
+  double score;
 };
+
+// The automatic K request of an element, choosing with `choose(kmin, kmax)`.
+template <class Choose>
+AutoKRequest autoRequest(const FilterElement& element, int64_t pixels, Choose choose) {
+  AutoKRequest r;
+  kmeansAutoRangeOf(element, r.kmin, r.kmax);
+  r.choose = [=] {
+    AutoKScores scores = choose(r.kmin, r.kmax);
+    const int k = bestK(scores, r.kmin, r.kmax);
+    return AutoKRequest::Choice{k, silhouetteScore(scores.sum[k], uint64_t(pixels))};
+  };
+  return r;
+}
 
 class GpuKmeans final : public GpuFilter {
  public:
@@ -62,7 +102,7 @@ class GpuKmeans final : public GpuFilter {
       slots_.push_back(std::make_unique<KmeansSlot>());
       slots_.back()->labels = DeviceBuffer(size_t(width) * size_t(height));
       // K-means writes only the first k centres; the state goes to the host whole.
-      VP_CUDA_CHECK(cudaMemset(slots_.back()->state.get(), 0, sizeof(KmeansState)));
+      VP_CUDA_CHECK(cudaMemset(slots_.back()->frame.get(), 0, sizeof(FrameState)));
     }
     // With two or more slots, one slot's K-means runs beside the others' kernels: the
     // policy for a shared GPU (kmeans_policy.h); with one slot it has the GPU to itself.
@@ -84,47 +124,69 @@ class GpuKmeans final : public GpuFilter {
     // its K-means; frame n - 1's waits for it on the GPU, so the GPU stays busy meanwhile.
     while (unobserved_.size() >= size_t(KmeansSchedule::kDecisionLag)) {
       Unobserved& u = unobserved_.front();
-      if (!u.known) u.cost = stateOf(*slots_[size_t(u.slot)], true).cost;
-      schedule_.observe(u.cost, pixels_, u.reinit);
+      if (!u.known) {
+        const KmeansSlot& us = *slots_[size_t(u.slot)];
+        const FrameState f = stateOf(us, true);
+        u.cost = f.state.cost, u.score = frameScore(f, us.automatic, pixels_, nullptr);
+      }
+      schedule_.observe(u.cost, pixels_, u.reinit, u.k, u.score);
       unobserved_.pop_front();
     }
-    const KmeansParams kp = schedule_.next(requested, warm, s.reinit);
+    // Automatic K chooses on this frame when it must: the search on the GPU, then the
+    // host waits for its scores (at the first frame, scene cuts and score falls only).
+    const AutoKRequest autoK = autoRequest(element, pixels_, [&](int kmin, int kmax) {
+      autoKGpu(in, kmin, kmax, requested.seed, scores_.as<AutoKScores>(), stream);
+      VP_CUDA_CHECK(cudaMemcpyAsync(scoresHost_.get(), scores_.get(), sizeof(AutoKScores), cudaMemcpyDeviceToHost,
+                                    stream));
+      VP_CUDA_CHECK(cudaStreamSynchronize(stream));
+      AutoKScores scores;
+      std::memcpy(&scores, scoresHost_.get(), sizeof scores);
+      return scores;
+    });
+    const KmeansParams kp = schedule_.next(requested, warm, s.reinit, &autoK);
+    s.automatic = requested.k == 0;
     result.set("reinit", s.reinit);
+    if (s.automatic) result.set("k", kp.k);
     // Warm start: the previous frame's centres, read where that frame left them; nothing
     // writes them before this kernel has run, as that slot's next K-means frame comes after.
     const KmeansState* warmFrom = nullptr;
     if (last_ >= 0 && last_ != slot) {
       VP_CUDA_CHECK(cudaStreamWaitEvent(stream, slots_[size_t(last_)]->centresReady, 0));
-      warmFrom = slots_[size_t(last_)]->state.as<KmeansState>();
+      warmFrom = slots_[size_t(last_)]->state();
     }
     const SegmentView view = kmeansViewOf(element);
     uint8_t* labels = view == SegmentView::Colour ? nullptr : s.labels.as<uint8_t>();
-    kmeansGpu(in, out, labels, s.state.as<KmeansState>(), kp, *ws_, stream, warmFrom);
+    kmeansGpu(in, out, labels, s.state(), kp, *ws_, stream, warmFrom);
     s.centresReady.record(stream);
+    if (s.automatic) silhouetteGpu(in, s.state(), kp.k, &s.frame.as<FrameState>()->silhouette, stream);
     segmentViewGpu(view, in, labels, out, stream);
-    VP_CUDA_CHECK(cudaMemcpyAsync(s.host.get(), s.state.get(), sizeof(KmeansState), cudaMemcpyDeviceToHost, stream));
+    VP_CUDA_CHECK(cudaMemcpyAsync(s.host.get(), s.frame.get(), sizeof(FrameState), cudaMemcpyDeviceToHost, stream));
     s.hostReady.record(stream);
-    unobserved_.push_back({slot, s.reinit, false, 0});
+    unobserved_.push_back({slot, s.reinit, false, kp.k, 0, NAN});
     last_ = slot;
   }
 
-  // The slot's frame is done and its slot may be reused after this: keep its cost.
+  // The slot's frame is done and its slot may be reused after this: keep its cost and score.
   void finish(int slot, ElementResult& result) override {
-    const KmeansState st = stateOf(*slots_[size_t(slot)], false);
-    reportState(st, result);
+    const KmeansSlot& s = *slots_[size_t(slot)];
+    const FrameState f = stateOf(s, false);
+    reportState(f.state, result);
+    const double score = frameScore(f, s.automatic, pixels_, &result);
     for (Unobserved& u : unobserved_)
-      if (u.slot == slot && !u.known) u.known = true, u.cost = st.cost;
+      if (u.slot == slot && !u.known) u.known = true, u.cost = f.state.cost, u.score = score;
   }
 
  private:
   // The slot's latest frame's state from its host copy (waiting for it first if `wait`).
-  static KmeansState stateOf(const KmeansSlot& s, bool wait) {
+  static FrameState stateOf(const KmeansSlot& s, bool wait) {
     if (wait) s.hostReady.synchronize();
-    KmeansState st;
-    std::memcpy(&st, s.host.get(), sizeof st);
-    return st;
+    FrameState f;
+    std::memcpy(&f, s.host.get(), sizeof f);
+    return f;
   }
 
+  DeviceBuffer scores_{sizeof(AutoKScores)};  // automatic K's search (one frame at a time: the host waits)
+  PinnedBuffer scoresHost_{sizeof(AutoKScores)};
   std::vector<std::unique_ptr<KmeansSlot>> slots_;
   std::unique_ptr<KmeansWorkspace> ws_;  // K-means frames of one element run one after another
   KmeansSchedule schedule_;
@@ -145,14 +207,24 @@ class CpuKmeans final : public CpuFilter {
   void run(ConstRgbaView in, RgbaView out, const FilterElement& element, ElementResult& result) override {
     bool warm = true, reinit = false;
     const KmeansParams requested = kmeansParamsOf(element, &warm);  // sets warm: read it after
-    const KmeansParams kp = schedule_.next(requested, warm, reinit);
+    const int64_t pixels = int64_t(in.width) * in.height;
+    const AutoKRequest autoK = autoRequest(element, pixels, [&](int kmin, int kmax) {
+      AutoKScores scores;
+      autoKCpu(in, kmin, kmax, requested.seed, scores, *scratch_);
+      return scores;
+    });
+    const KmeansParams kp = schedule_.next(requested, warm, reinit, &autoK);
+    const bool automatic = requested.k == 0;
     const SegmentView view = kmeansViewOf(element);
     uint8_t* labels = view == SegmentView::Colour ? nullptr : labels_.data();
     kmeansCpu(in, out, labels, state_, kp, *scratch_);
+    const FrameState f{state_, automatic ? silhouetteCpu(in, state_, kp.k) : 0};
     segmentViewCpu(view, in, labels, out);
     result.set("reinit", reinit);
+    if (automatic) result.set("k", kp.k);
     reportState(state_, result);
-    schedule_.observe(state_.cost, int64_t(in.width) * in.height, reinit);
+    const double score = frameScore(f, automatic, pixels, &result);
+    schedule_.observe(state_.cost, pixels, reinit, kp.k, score);
   }
 
  private:
@@ -187,6 +259,11 @@ KmeansParams kmeansParamsOf(const FilterElement& e, bool* warm) {
   p.spatial = float(e.value(Spatial));
   if (warm) *warm = e.boolValue(Warm);
   return p;
+}
+
+void kmeansAutoRangeOf(const FilterElement& e, int& kmin, int& kmax) {
+  const int a = e.intValue(kmeans_option::KMin), b = e.intValue(kmeans_option::KMax);
+  kmin = std::min(a, b), kmax = std::max(a, b);
 }
 
 SegmentView kmeansViewOf(const FilterElement& e) { return static_cast<SegmentView>(e.intValue(kmeans_option::View)); }

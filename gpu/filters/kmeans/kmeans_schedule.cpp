@@ -2,17 +2,32 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cmath>
 #include <limits>
 
 namespace vp {
 
-KmeansParams KmeansSchedule::next(const KmeansParams& requested, bool warmStart, bool& reinit) {
+KmeansParams KmeansSchedule::next(const KmeansParams& asked, bool warmStart, bool& reinit,
+                                  const AutoKRequest* autoK) {
   while (!pending_.empty() && applied_ <= decided_ - kDecisionLag) {
     apply(pending_.front());
     pending_.pop_front();
     ++applied_;
   }
   ++decided_;
+  KmeansParams requested = asked;
+  if (requested.k == 0 && autoK && autoK->choose) {
+    if (autoK_ == 0 || autoMin_ != autoK->kmin || autoMax_ != autoK->kmax || cutPending_ || scoreFell_) {
+      const AutoKRequest::Choice c = autoK->choose();
+      spdlog::debug("K-means: automatic K chose {} (silhouette {:.3f}){}", c.k, c.score,
+                    scoreFell_ ? ", the score had fallen" : "");
+      autoK_ = c.k, autoMin_ = autoK->kmin, autoMax_ = autoK->kmax;
+      haveBaseline_ = scoreFell_ = false;
+    }
+    requested.k = autoK_;
+  } else {
+    autoK_ = 0;  // a fixed K: the next automatic run chooses afresh
+  }
   KmeansParams p = requested;
   // init "warm" asks for warm starts always; with nothing to warm from, k-means++ it is.
   // Colour-only runs leave the centres' positions stale: turning position on starts afresh.
@@ -34,11 +49,17 @@ KmeansParams KmeansSchedule::next(const KmeansParams& requested, bool warmStart,
   return p;
 }
 
-void KmeansSchedule::observe(uint64_t cost, int64_t pixels, bool wasReinit) {
-  pending_.push_back({cost, pixels, wasReinit});
+void KmeansSchedule::observe(uint64_t cost, int64_t pixels, bool wasReinit, int k, double score) {
+  pending_.push_back({cost, pixels, wasReinit, k, score});
 }
 
 void KmeansSchedule::apply(const Observation& o) {
+  if (autoK_ != 0 && o.k == autoK_ && std::isfinite(o.score)) {
+    if (!haveBaseline_)
+      baseline_ = o.score, haveBaseline_ = true;
+    else if (o.score < baseline_ - kScoreDrop)
+      scoreFell_ = true;
+  }
   if (o.pixels <= 0) return;
   const double perPixel = double(o.cost) / double(o.pixels);
   if (costAverage_ < 0 || o.wasReinit) {

@@ -10,10 +10,23 @@
 
 #include "gpu/filters/kmeans/kmeans.h"
 
+#include <cmath>
 #include <cstdint>
 #include <deque>
+#include <functional>
 
 namespace vp {
+
+// Automatic K (requested k = 0; kmeans_auto.h): the range, and how to choose K on the
+// frame being decided (runs the search there, returns the chosen K and its score).
+struct AutoKRequest {
+  int kmin = 2, kmax = 12;
+  struct Choice {
+    int k;
+    double score;
+  };
+  std::function<Choice()> choose;
+};
 
 class KmeansSchedule {
  public:
@@ -27,18 +40,27 @@ class KmeansSchedule {
   // The parameters to run the next K-means frame with; `reinit` says whether it
   // re-initialises (params.init) rather than warm-starting. First applies the
   // observations of frames up to this one minus kDecisionLag (those must have been fed).
-  KmeansParams next(const KmeansParams& requested, bool warmStart, bool& reinit);
+  // Automatic K (requested.k == 0): K is chosen on this frame (autoK->choose) when no
+  // choice has been made, the range changed, a scene cut was seen or the score fell
+  // (observe); otherwise the last choice holds. A new K re-initialises, as any change of K.
+  KmeansParams next(const KmeansParams& requested, bool warmStart, bool& reinit, const AutoKRequest* autoK = nullptr);
   // Feeds back the oldest frame not yet observed, in order; any time from its end to the
   // next() of the frame kDecisionLag after it. Both backends decide the same for every
-  // frame whatever the timing. Cost per pixel drives the scene-cut test.
-  void observe(uint64_t cost, int64_t pixels, bool wasReinit);
+  // frame whatever the timing. Cost per pixel drives the scene-cut test; `score` (the
+  // frame's silhouette with `k` clusters, automatic K only; NaN otherwise) the score test.
+  void observe(uint64_t cost, int64_t pixels, bool wasReinit, int k = 0, double score = NAN);
   void reset() { *this = KmeansSchedule(); }
+
+  // A later frame's score this far below the first one observed after a choice chooses again.
+  static constexpr double kScoreDrop = 0.2;
 
  private:
   struct Observation {
     uint64_t cost;
     int64_t pixels;
     bool wasReinit;
+    int k;
+    double score;
   };
   void apply(const Observation& o);
 
@@ -52,6 +74,11 @@ class KmeansSchedule {
   int64_t decided_ = 0;       // frames next() has decided
   int64_t applied_ = 0;       // observations applied (of frames 0 .. applied_ - 1)
   std::deque<Observation> pending_;  // fed, not yet applied, oldest first
+  // Automatic K: the last choice (0: none) for the range kmin..kmax, the score of the first
+  // frame observed with it, and whether a later one fell below that by kScoreDrop.
+  int autoK_ = 0, autoMin_ = 0, autoMax_ = 0;
+  bool haveBaseline_ = false, scoreFell_ = false;
+  double baseline_ = 0;
 };
 
 }  // namespace vp

@@ -1,0 +1,67 @@
+// Automatic K's per-sample arithmetic (kmeans_auto.h), shared by the CUDA kernels and
+// their CPU twins so both round identically (as kmeans_math.h).
+#pragma once
+
+#include "gpu/filters/kmeans/kmeans_math.h"
+
+#include <cmath>
+#include <cstdint>
+
+namespace vp {
+namespace km {
+
+__host__ __device__ inline float sqrtRn(float a) {
+#ifdef __CUDA_ARCH__
+  return __fsqrt_rn(a);
+#else
+  return std::sqrt(a);
+#endif
+}
+__host__ __device__ inline float divRn(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return __fdiv_rn(a, b);
+#else
+  return a / b;
+#endif
+}
+// Round to the nearest integer, ties to even (the host's default rounding mode).
+__host__ __device__ inline int64_t roundToInt64(float a) {
+#ifdef __CUDA_ARCH__
+  return __float2ll_rn(a);
+#else
+  return std::llrint(a);
+#endif
+}
+
+// Float squared r, g, b distance of an exact pixel to a centre: (dr*dr + dg*dg) + db*db.
+__host__ __device__ inline float colourDistance2(float pr, float pg, float pb, const float* c) {
+  const float dr = subRn(pr, c[0]), dg = subRn(pg, c[1]), db = subRn(pb, c[2]);
+  return addRn(addRn(mulRn(dr, dr), mulRn(dg, dg)), mulRn(db, db));
+}
+
+// One pixel's silhouette term round(s * 2^24) against k centres (kmeans_auto.h): `coeff`
+// the centres' score constants (centreCoeffs), `centre` their r, g, b (stride 3). Its
+// nearest centre by score is written to *label.
+__host__ __device__ inline int64_t silhouetteTerm(uchar4 p, const float4* coeff, const float (*centre)[3], int k,
+                                                  int* label) {
+  const float pr = p.x, pg = p.y, pb = p.z;
+  float best = INFINITY;
+  int own = 0;
+  for (int j = 0; j < k; ++j) {
+    const float s = score(pr, pg, pb, coeff[j]);
+    if (s < best) best = s, own = j;
+  }
+  *label = own;
+  float b2 = INFINITY;
+  for (int j = 0; j < k; ++j)
+    if (j != own) b2 = fminf(b2, colourDistance2(pr, pg, pb, centre[j]));
+  if (k < 2) return 0;
+  const float a = sqrtRn(colourDistance2(pr, pg, pb, centre[own])), b = sqrtRn(b2);
+  const float m = fmaxf(a, b);
+  if (!(m > 0.f) || !(m < INFINITY)) return 0;  // both 0, or a NaN / infinite centre
+  const float s = divRn(subRn(b, a), m);
+  return roundToInt64(mulRn(s, 16777216.f));
+}
+
+}  // namespace km
+}  // namespace vp

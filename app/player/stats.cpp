@@ -186,7 +186,8 @@ std::string statsJson(const RunStats& s) {
     nlohmann::json options = nlohmann::json::object();
     for (int o = 0; o < e.filter().optionCount; ++o) {
       const OptionInfo& info = e.filter().option(o);
-      if (info.type == OptionType::Choice) options[info.name] = formatOptionValue(info, e.value(o));
+      if (info.type == OptionType::Choice || (info.zeroName && e.value(o) == 0))  // "kmeans++", k "auto"
+        options[info.name] = formatOptionValue(info, e.value(o));
       else if (info.type == OptionType::Float) options[info.name] = e.value(o);
       else options[info.name] = int64_t(e.value(o));
     }

@@ -3,6 +3,7 @@
 // px_it/s = pixel-iterations per second (the assignment throughput), iters = Lloyd
 // iterations per frame.
 #include "gpu/filters/kmeans/kmeans.h"
+#include "gpu/filters/kmeans/kmeans_auto.h"
 #include "support/cuda_bench.h"
 #include "support/images.h"
 
@@ -92,6 +93,30 @@ BENCHMARK(BM_KmeansSpatialGpu)
     ->Args({3840, 2160, 8, 20, 100})
     ->Args({1920, 1080, 32, 20, 100})
     ->Args({1920, 1080, 8, 0, 100})  // init + final pass: the fixed part
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+// Automatic K (kmeans_auto.h): choosing K in kmin..kmax on a 1080p frame (target <= 2 ms),
+// and the per-frame score of a frame's centres. Args: kmin, kmax (kmax 0: the score alone).
+void BM_KmeansAutoGpu(benchmark::State& st) {
+  if (skipWithoutGpu(st)) return;
+  const int w = 1920, h = 1080, kmin = int(st.range(0)), kmax = int(st.range(1));
+  DeviceImage in = upload(natural(w, h));
+  DeviceBuffer scores(sizeof(AutoKScores)), sum(sizeof(int64_t)), state(sizeof(KmeansState));
+  VP_CUDA_CHECK(cudaMemset(state.get(), 0, sizeof(KmeansState)));
+  Stream s;
+  timeCudaLoop(st, s, [&](cudaStream_t stream) {
+    if (kmax == 0)
+      silhouetteGpu(in.view(), state.as<KmeansState>(), kmin, sum.as<int64_t>(), stream);
+    else
+      autoKGpu(in.view(), kmin, kmax, 24301, scores.as<AutoKScores>(), stream);
+  });
+}
+BENCHMARK(BM_KmeansAutoGpu)
+    ->ArgNames({"kmin", "kmax"})
+    ->Args({2, 12})  // the default range: the target
+    ->Args({2, 32})
+    ->Args({8, 0})  // the per-frame score, k 8
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

@@ -39,7 +39,8 @@ std::vector<test::ref::Feature> referenceCentres(const KmeansState& s, int k, do
 }
 
 std::vector<test::ref::Feature> features(const HostImage& img, double weight) {
-  return test::ref::rgbxyFeatures(reinterpret_cast<const uint8_t*>(img.data()), img.width(), img.height(), weight);
+  return test::ref::rgbxyFeatures(reinterpret_cast<const uint8_t*>(img.data()), img.width(), img.height(),
+                                  weight);
 }
 
 KmeansParams spatialParams(int k, float weight, KmeansInit init, int iterations, float epsilon = 0.f) {
@@ -97,7 +98,8 @@ TEST(KmeansSpatial, UpdateIsTheMeanOfTheFeatures) {
   const std::vector<int> labels(assigned.labels.begin(), assigned.labels.end());
   const auto want = test::ref::centresOf(points, labels, referenceCentres(initial, k, scale));
   for (int j = 0; j < k; ++j) {
-    for (int c = 0; c < 3; ++c) EXPECT_NEAR(stepped.state.centres[j][c], want[size_t(j)][c], 1e-4) << j << "." << c;
+    for (int c = 0; c < 3; ++c)
+      EXPECT_NEAR(stepped.state.centres[j][c], want[size_t(j)][c], 1e-4) << j << "." << c;
     EXPECT_NEAR(stepped.state.positions[j][0], want[size_t(j)][3] / scale, 1e-3) << j;
     EXPECT_NEAR(stepped.state.positions[j][1], want[size_t(j)][4] / scale, 1e-3) << j;
   }
@@ -109,7 +111,8 @@ size_t borderPixels(const std::vector<uint8_t>& labels, int w, int h) {
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
       const uint8_t l = labels[size_t(y) * w + x];
-      n += (x + 1 < w && labels[size_t(y) * w + x + 1] != l) || (y + 1 < h && labels[size_t(y + 1) * w + x] != l);
+      n += (x + 1 < w && labels[size_t(y) * w + x + 1] != l) ||
+           (y + 1 < h && labels[size_t(y + 1) * w + x] != l);
     }
   return n;
 }
@@ -147,8 +150,9 @@ TEST(KmeansSpatial, RejectsBadWeights) {
   for (float bad : {-0.5f, NAN, kMaxSpatialWeight * 2}) {
     KmeansState s;
     HostImage out(16, 9);
-    EXPECT_THROW(kmeansCpu(img.cview(), out.view(), nullptr, s, spatialParams(4, bad, KmeansInit::Uniform, 3)),
-                 std::invalid_argument)
+    EXPECT_THROW(
+        kmeansCpu(img.cview(), out.view(), nullptr, s, spatialParams(4, bad, KmeansInit::Uniform, 3)),
+        std::invalid_argument)
         << bad;
   }
 }
@@ -167,7 +171,8 @@ void expectSamePositions(const Result& got, const Result& want, int k) {
   for (int j = 0; j < k; ++j)
     for (int c = 0; c < 2; ++c)
       EXPECT_TRUE(sameBits(got.state.positions[j][c], want.state.positions[j][c]))
-          << "position " << j << "." << c << ": " << got.state.positions[j][c] << " vs " << want.state.positions[j][c];
+          << "position " << j << "." << c << ": " << got.state.positions[j][c] << " vs "
+          << want.state.positions[j][c];
 }
 
 struct SpatialCase {
@@ -220,9 +225,9 @@ std::vector<SpatialCase> spatialCases() {
 std::string spatialCaseName(const testing::TestParamInfo<SpatialCase>& info) {
   const SpatialCase& c = info.param;
   std::string weight = std::to_string(int(std::lround(c.weight * 100)));
-  return std::to_string(c.w) + "x" + std::to_string(c.h) + (c.input == Input::Random ? "_random" : "_natural") +
-         "_k" + std::to_string(c.k) + "_w" + weight + "_" + initName(c.init) + "_it" + std::to_string(c.iterations) +
-         "_" + std::to_string(info.index);
+  return std::to_string(c.w) + "x" + std::to_string(c.h) +
+         (c.input == Input::Random ? "_random" : "_natural") + "_k" + std::to_string(c.k) + "_w" + weight +
+         "_" + initName(c.init) + "_it" + std::to_string(c.iterations) + "_" + std::to_string(info.index);
 }
 
 INSTANTIATE_TEST_SUITE_P(All, KmeansSpatialGpuVsCpu, testing::ValuesIn(spatialCases()), spatialCaseName);

@@ -1,4 +1,4 @@
-// Automatic K on CUDA (kmeans_auto.h): one block per candidate K runs k-means++ and
+// Automatic K on CUDA (kmeans_auto.h): one block per candidate K and restart runs k-means++ and
 // Lloyd's iterations on the sample held in registers (kmeans_plusplus.cuh's layout: 32
 // consecutive samples a thread), then scores it; the per-frame score is the same block
 // code against the frame's centres. Cluster sums go through one warp reduction per
@@ -51,8 +51,9 @@ __device__ __forceinline__ int nearestOf(uchar4 p, const float4* coeff, int k) {
 
 // Block: coeff[j] = the score constants of centre[j], j < k.
 __device__ __forceinline__ void setCoeffs(const float (*centre)[3], int k, float4* coeff) {
-  if (int(threadIdx.x) < k) coeff[threadIdx.x] = km::centreCoeffs(centre[threadIdx.x][0], centre[threadIdx.x][1],
-                                                                     centre[threadIdx.x][2]);
+  if (int(threadIdx.x) < k)
+    coeff[threadIdx.x] =
+        km::centreCoeffs(centre[threadIdx.x][0], centre[threadIdx.x][1], centre[threadIdx.x][2]);
   __syncthreads();
 }
 
@@ -91,8 +92,8 @@ __device__ void lloydStep(const uchar4 (&s)[kSamplesPerThread], uint32_t m, int 
 }
 
 // The block's silhouette sum over its sample against centre[0..k) (thread 0 returns it).
-__device__ int64_t silhouetteSum(const uchar4 (&s)[kSamplesPerThread], uint32_t m, int k, const float (*centre)[3],
-                                 float4* coeff) {
+__device__ int64_t silhouetteSum(const uchar4 (&s)[kSamplesPerThread], uint32_t m, int k,
+                                 const float (*centre)[3], float4* coeff) {
   __shared__ long long warpSums[kPlusPlusThreads / 32];
   setCoeffs(centre, k, coeff);
   long long sum = 0;
@@ -115,17 +116,17 @@ __global__ void __launch_bounds__(kPlusPlusThreads)
     autoKKernel(ConstRgbaView in, int kmin, uint64_t seed, AutoKScores* scores) {
   __shared__ float centre[kMaxClusters][3];
   __shared__ float4 coeff[kMaxClusters];
-  const int k = kmin + int(blockIdx.x);
+  const int k = kmin + int(blockIdx.x) / kAutoRestarts, restart = int(blockIdx.x) % kAutoRestarts;
   uchar4 s[kSamplesPerThread];
   kmpp::loadSamples(in, s);
-  kmpp::plusPlusSeeds(in, s, k, seed, [&](int j, uchar4 c, uint64_t) {
+  kmpp::plusPlusSeeds(in, s, k, seed + uint64_t(restart), [&](int j, uchar4 c, uint64_t) {
     centre[j][0] = c.x, centre[j][1] = c.y, centre[j][2] = c.z;
   });
   __syncthreads();
   const uint32_t m = kmpp::sampleCount(in);
   for (int it = 0; it < kAutoIterations; ++it) lloydStep(s, m, k, centre, coeff);
   const int64_t total = silhouetteSum(s, m, k, centre, coeff);
-  if (threadIdx.x == 0) scores->sum[k] = total;
+  if (threadIdx.x == 0) scores->restart[k][restart] = total;
 }
 
 __global__ void __launch_bounds__(kPlusPlusThreads)
@@ -145,12 +146,13 @@ __global__ void __launch_bounds__(kPlusPlusThreads)
 
 void autoKGpu(ConstRgbaView in, int kmin, int kmax, uint64_t seed, AutoKScores* scores, cudaStream_t stream) {
   checkAutoKArgs(in, kmin, kmax);
-  autoKKernel<<<kmax - kmin + 1, kPlusPlusThreads, 0, stream>>>(in, kmin, seed, scores);
+  autoKKernel<<<(kmax - kmin + 1) * kAutoRestarts, kPlusPlusThreads, 0, stream>>>(in, kmin, seed, scores);
   VP_CUDA_CHECK_LAUNCH();
 }
 
 void silhouetteGpu(ConstRgbaView in, const KmeansState* state, int k, int64_t* sum, cudaStream_t stream) {
-  if (in.empty() || k < 1 || k > kMaxClusters) throw std::invalid_argument("silhouette: empty frame or bad k");
+  if (in.empty() || k < 1 || k > kMaxClusters)
+    throw std::invalid_argument("silhouette: empty frame or bad k");
   silhouetteKernel<<<1, kPlusPlusThreads, 0, stream>>>(in, state, k, sum);
   VP_CUDA_CHECK_LAUNCH();
 }

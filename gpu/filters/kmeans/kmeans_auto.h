@@ -13,11 +13,13 @@
 // 16384 and k up to 12 that is 200 k distances instead of 134 M, and on flat regions
 // under noise it ranks K the same way (tests/support/segmentation_reference.h has both).
 //
-// Choosing K: for every K in kmin..kmax, K-means on the sample alone, seeded by
-// k-means++ (kmeans.h, the element's seed) and run for kAutoIterations Lloyd iterations
-// (integer sums, means as (float)((double)sum / count), an empty cluster keeps its centre),
-// then scored as above; K = the best score, ties to the lower K. On the GPU one block
-// per K, all in one launch.
+// Choosing K: for every K in kmin..kmax, K-means on the sample alone, kAutoRestarts
+// times: seeded by k-means++ (kmeans.h) with seed + r for restart r, run for
+// kAutoIterations Lloyd iterations (integer sums, means as (float)((double)sum / count),
+// an empty cluster keeps its centre), then scored as above. The score of K is its best
+// restart's (one seeding can land two centres in one region and miss another: the
+// restarts make that unlikely); K = the best score, ties to the lower K. On the GPU one
+// block per K and restart, all in one launch (44 blocks for 2..12: one wave).
 #pragma once
 
 #include "gpu/filters/kmeans/kmeans.h"
@@ -26,13 +28,20 @@
 
 namespace vp {
 
-constexpr int kAutoIterations = 10;            // Lloyd iterations of each candidate K on the sample
+constexpr int kAutoIterations = 10;             // Lloyd iterations of each candidate K on the sample
+constexpr int kAutoRestarts = 4;                // k-means++ seedings of each candidate K
 constexpr double kSilhouetteUnit = 16777216.0;  // 2^24: one score point in the integer sums
 constexpr int kAutoKMin = 2, kAutoKMax = 12;    // the default range
 
-// Integer silhouette sums, index K (kmin..kmax used): the score of K is sum / (2^24 M).
+// Integer silhouette sums by K (kmin..kmax used) and restart; the score of K is its best
+// restart's sum / (2^24 M).
 struct AutoKScores {
-  int64_t sum[kMaxClusters + 1] = {};
+  int64_t restart[kMaxClusters + 1][kAutoRestarts] = {};
+  int64_t sum(int k) const {
+    int64_t best = restart[k][0];
+    for (int r = 1; r < kAutoRestarts; ++r) best = restart[k][r] > best ? restart[k][r] : best;
+    return best;
+  }
 };
 
 // Throws std::invalid_argument unless 2 <= kmin <= kmax <= kMaxClusters and the image is valid.
@@ -45,7 +54,8 @@ void autoKGpu(ConstRgbaView in, int kmin, int kmax, uint64_t seed, AutoKScores* 
 void silhouetteGpu(ConstRgbaView in, const KmeansState* state, int k, int64_t* sum, cudaStream_t stream);
 
 // CPU twins (host memory); the scratch is kmeansCpu's (its k-means++ sample).
-void autoKCpu(ConstRgbaView in, int kmin, int kmax, uint64_t seed, AutoKScores& scores, KmeansCpuScratch& scratch);
+void autoKCpu(ConstRgbaView in, int kmin, int kmax, uint64_t seed, AutoKScores& scores,
+              KmeansCpuScratch& scratch);
 int64_t silhouetteCpu(ConstRgbaView in, const KmeansState& state, int k);
 
 // The sample's size M for a frame of `pixels`.

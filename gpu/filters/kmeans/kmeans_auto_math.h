@@ -42,8 +42,8 @@ __host__ __device__ inline float colourDistance2(float pr, float pg, float pb, c
 // One pixel's silhouette term round(s * 2^24) against k centres (kmeans_auto.h): `coeff`
 // the centres' score constants (centreCoeffs), `centre` their r, g, b (stride 3). Its
 // nearest centre by score is written to *label.
-__host__ __device__ inline int64_t silhouetteTerm(uchar4 p, const float4* coeff, const float (*centre)[3], int k,
-                                                  int* label) {
+__host__ __device__ inline int64_t silhouetteTerm(uchar4 p, const float4* coeff, const float (*centre)[3],
+                                                  int k, int* label) {
   const float pr = p.x, pg = p.y, pb = p.z;
   float best = INFINITY;
   int own = 0;

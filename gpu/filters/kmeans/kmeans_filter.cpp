@@ -89,7 +89,7 @@ AutoKRequest autoRequest(const FilterElement& element, int64_t pixels, Choose ch
   r.choose = [=] {
     AutoKScores scores = choose(r.kmin, r.kmax);
     const int k = bestK(scores, r.kmin, r.kmax);
-    return AutoKRequest::Choice{k, silhouetteScore(scores.sum[k], uint64_t(pixels))};
+    return AutoKRequest::Choice{k, silhouetteScore(scores.sum(k), uint64_t(pixels))};
   };
   return r;
 }

@@ -13,7 +13,8 @@ __global__ void __launch_bounds__(kmpp::kPlusPlusThreads)
   kmpp::plusPlusSeeds(in, s, k, seed, [&](int j, uchar4 c, uint64_t at) {
     state->centres[j][0] = c.x, state->centres[j][1] = c.y, state->centres[j][2] = c.z;
     state->centres[j][3] = 0.f;
-    state->positions[j][0] = float(at % uint32_t(in.width)), state->positions[j][1] = float(at / uint32_t(in.width));
+    state->positions[j][0] = float(at % uint32_t(in.width)),
+    state->positions[j][1] = float(at / uint32_t(in.width));
   });
 }
 

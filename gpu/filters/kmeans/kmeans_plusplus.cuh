@@ -72,7 +72,8 @@ __device__ void plusPlusSeeds(ConstRgbaView in, const uchar4 (&s)[kSamplesPerThr
     const ull incl = warpInclusiveScan(local, lane);
     if (lane == 31) warpTotal[warp] = incl;
     __syncthreads();
-    const ull warpIncl = warpInclusiveScan(lane < kPlusPlusThreads / 32 ? warpTotal[lane] : 0, lane);  // all warps
+    const ull warpIncl =
+        warpInclusiveScan(lane < kPlusPlusThreads / 32 ? warpTotal[lane] : 0, lane);  // all warps
     const ull total = __shfl_sync(~0u, warpIncl, 31);
     const ull excl = incl - local + (warp > 0 ? __shfl_sync(~0u, warpIncl, (warp + 31) % 32) : 0);
     if (total == 0) {

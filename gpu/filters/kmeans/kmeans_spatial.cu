@@ -38,7 +38,7 @@ struct SpatialWork {
 struct Frame {
   ConstRgbaView in;
   int k;
-  float s;  // spatial scale
+  float s;                  // spatial scale
   uint32_t segmentsPerRow;  // 32-pixel segments of a row
   uint32_t segments;
 };
@@ -104,7 +104,8 @@ __device__ __forceinline__ void loadCoeffs(const SpatialWork* w, int k, float4* 
 
 // Nearest centre of pixel p at (x, y): lowest score, ties to the lowest index.
 template <int KB>
-__device__ __forceinline__ int nearestSpatial(uchar4 p, int x, int y, float s, const float4* rgb, const float2* xy) {
+__device__ __forceinline__ int nearestSpatial(uchar4 p, int x, int y, float s, const float4* rgb,
+                                              const float2* xy) {
   const float pr = p.x, pg = p.y, pb = p.z;
   const float fx = km::spatialFeature(s, x), fy = km::spatialFeature(s, y);
   float best = INFINITY;
@@ -155,8 +156,10 @@ __global__ void __launch_bounds__(kThreads) assignKernel(Frame f, SpatialWork* w
     }
   }
   if (lane < f.k && sn != 0) {
-    atomicAdd(&blockSums[lane][0], sr), atomicAdd(&blockSums[lane][1], sg), atomicAdd(&blockSums[lane][2], sb);
-    atomicAdd(&blockSums[lane][3], sx), atomicAdd(&blockSums[lane][4], sy), atomicAdd(&blockSums[lane][5], sn);
+    atomicAdd(&blockSums[lane][0], sr), atomicAdd(&blockSums[lane][1], sg),
+        atomicAdd(&blockSums[lane][2], sb);
+    atomicAdd(&blockSums[lane][3], sx), atomicAdd(&blockSums[lane][4], sy),
+        atomicAdd(&blockSums[lane][5], sn);
   }
   __syncthreads();
   for (int i = threadIdx.x; i < f.k * kFields; i += kThreads) {
@@ -191,7 +194,8 @@ __global__ void updateKernel(int k, float s, float epsilon, SpatialWork* w) {
 }
 
 template <int KB>
-__global__ void __launch_bounds__(kThreads) finalKernel(Frame f, RgbaView out, uint8_t* labels, SpatialWork* w) {
+__global__ void __launch_bounds__(kThreads)
+    finalKernel(Frame f, RgbaView out, uint8_t* labels, SpatialWork* w) {
   __shared__ float4 rgb[KB];
   __shared__ float2 xy[KB];
   __shared__ uint32_t colour[KB];
@@ -270,12 +274,14 @@ void kmeansSpatialGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansSta
   f.s = km::spatialScale(params.spatial, in.width, in.height);
   f.segmentsPerRow = uint32_t((in.width + 31) / 32);
   f.segments = f.segmentsPerRow * uint32_t(in.height);
-  if (params.init == KmeansInit::KmeansPlusPlus) launchKmeansPlusPlus(in, state, params.k, params.seed, stream);
+  if (params.init == KmeansInit::KmeansPlusPlus)
+    launchKmeansPlusPlus(in, state, params.k, params.seed, stream);
   const KmeansState* init = params.init == KmeansInit::Warm && warmFrom ? warmFrom : state;
   initKernel<<<1, 32, 0, stream>>>(f, init, params.init == KmeansInit::Uniform, w);
   VP_CUDA_CHECK_LAUNCH();
   // Eight blocks per SM, fewer for small frames (a block's 8 warps take a segment each).
-  const int grid = int(std::max<uint64_t>(1, std::min<uint64_t>(uint64_t(smCount) * 8, (f.segments + 7) / 8)));
+  const int grid =
+      int(std::max<uint64_t>(1, std::min<uint64_t>(uint64_t(smCount) * 8, (f.segments + 7) / 8)));
   const int bucket = km::clusterBucket(params.k);
   if (bucket == 4)
     launchFrame<4>(f, out, labels, params, w, grid, stream);

@@ -36,16 +36,17 @@ __attribute__((always_inline)) inline int nearest(const uchar4& p, int x, int y,
   return bi;
 }
 
-__attribute__((always_inline)) inline void accumulateRowBody(const uchar4* row, int y, int width, const Centres& c,
-                                                             Sums& sums) {
+__attribute__((always_inline)) inline void accumulateRowBody(const uchar4* row, int y, int width,
+                                                             const Centres& c, Sums& sums) {
   for (int x = 0; x < width; ++x) {
     const uchar4 p = row[x];
     uint64_t* s = sums[nearest(p, x, y, c)];
     s[0] += p.x, s[1] += p.y, s[2] += p.z, s[3] += uint64_t(x), s[4] += uint64_t(y), s[5] += 1;
   }
 }
-__attribute__((always_inline)) inline uint64_t finalRowBody(const uchar4* in, int y, uchar4* out, uint8_t* labels,
-                                                            int width, const Centres& c, const uchar4* colours) {
+__attribute__((always_inline)) inline uint64_t finalRowBody(const uchar4* in, int y, uchar4* out,
+                                                            uint8_t* labels, int width, const Centres& c,
+                                                            const uchar4* colours) {
   uint64_t cost = 0;
   for (int x = 0; x < width; ++x) {
     const uchar4 p = in[x];
@@ -64,8 +65,8 @@ __attribute__((target("fma"))) void accumulateRowFma(const uchar4* row, int y, i
 void accumulateRowPlain(const uchar4* row, int y, int width, const Centres& c, Sums& sums) {
   accumulateRowBody(row, y, width, c, sums);
 }
-__attribute__((target("fma"))) uint64_t finalRowFma(const uchar4* in, int y, uchar4* out, uint8_t* labels, int width,
-                                                    const Centres& c, const uchar4* colours) {
+__attribute__((target("fma"))) uint64_t finalRowFma(const uchar4* in, int y, uchar4* out, uint8_t* labels,
+                                                    int width, const Centres& c, const uchar4* colours) {
   return finalRowBody(in, y, out, labels, width, c, colours);
 }
 uint64_t finalRowPlain(const uchar4* in, int y, uchar4* out, uint8_t* labels, int width, const Centres& c,
@@ -144,7 +145,8 @@ void kmeansSpatialCpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansSta
   uint64_t cost = 0;
 #pragma omp parallel for schedule(static) reduction(+ : cost)
   for (int y = 0; y < height; ++y)
-    cost += finalRow(in.row(y), y, out.row(y), labels ? labels + size_t(y) * width : nullptr, width, last, colours);
+    cost += finalRow(in.row(y), y, out.row(y), labels ? labels + size_t(y) * width : nullptr, width, last,
+                     colours);
 
   for (int j = 0; j < k; ++j) {
     for (int c = 0; c < 3; ++c) state.centres[j][c] = centres[j][c];

@@ -34,7 +34,8 @@ struct SpatialCoeffs {
   float2 xy;
 };
 
-__host__ __device__ inline SpatialCoeffs spatialCoeffs(float r, float g, float b, float px, float py, float s) {
+__host__ __device__ inline SpatialCoeffs spatialCoeffs(float r, float g, float b, float px, float py,
+                                                       float s) {
   SpatialCoeffs c;
   c.rgb = centreCoeffs(r, g, b);
   const float cx = mulRn(s, px), cy = mulRn(s, py);
@@ -63,7 +64,8 @@ __host__ __device__ inline float spatialScore(float pr, float pg, float pb, floa
 
 // Squared shift of a centre over the five features: the colour part as kmeans_math.h,
 // then + dx*dx, then + dy*dy, with dx = s*newX - s*oldX (each product rounded).
-__host__ __device__ inline float spatialShiftSquared(const float (&oldC)[5], const float (&newC)[5], float s) {
+__host__ __device__ inline float spatialShiftSquared(const float (&oldC)[5], const float (&newC)[5],
+                                                     float s) {
   const float d2 = shiftSquared(oldC[0], oldC[1], oldC[2], newC[0], newC[1], newC[2]);
   const float dx = subRn(mulRn(s, newC[3]), mulRn(s, oldC[3]));
   const float dy = subRn(mulRn(s, newC[4]), mulRn(s, oldC[4]));

@@ -65,7 +65,7 @@ __device__ void lloydStep(const uchar4 (&s)[kSamplesPerThread], uint32_t m, int 
   setCoeffs(centre, k, coeff);  // (its barrier also orders the zeroing)
   const int lane = threadIdx.x % 32;
   uint32_t sr = 0, sg = 0, sb = 0, sn = 0;  // lane c: cluster c
-#pragma unroll 1
+#pragma unroll  // s[] stays in registers
   for (int i = 0; i < kSamplesPerThread; ++i) {
     const bool valid = threadIdx.x * kSamplesPerThread + i < m;
     const int j = valid ? nearestOf(s[i], coeff, k) : 0;
@@ -97,7 +97,7 @@ __device__ int64_t silhouetteSum(const uchar4 (&s)[kSamplesPerThread], uint32_t 
   __shared__ long long warpSums[kPlusPlusThreads / 32];
   setCoeffs(centre, k, coeff);
   long long sum = 0;
-#pragma unroll 1
+#pragma unroll  // s[] stays in registers
   for (int i = 0; i < kSamplesPerThread; ++i) {
     int label;
     if (threadIdx.x * kSamplesPerThread + i < m) sum += km::silhouetteTerm(s[i], coeff, centre, k, &label);

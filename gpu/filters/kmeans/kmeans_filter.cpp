@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -68,7 +69,8 @@ struct KmeansSlot {
   Event hostReady{cudaEventDisableTiming};  // `host` holds this frame's state
   bool reinit = false;
   bool automatic = false;  // K was chosen automatically
-  KmeansState* state() { return &frame.as<FrameState>()->state; }
+  KmeansState* state() { return reinterpret_cast<KmeansState*>(frame.as<char>() + offsetof(FrameState, state)); }
+  int64_t* silhouette() { return reinterpret_cast<int64_t*>(frame.as<char>() + offsetof(FrameState, silhouette)); }
 };
 
 // A submitted frame whose cost the schedule has not been fed yet.
@@ -158,7 +160,7 @@ class GpuKmeans final : public GpuFilter {
     uint8_t* labels = view == SegmentView::Colour ? nullptr : s.labels.as<uint8_t>();
     kmeansGpu(in, out, labels, s.state(), kp, *ws_, stream, warmFrom);
     s.centresReady.record(stream);
-    if (s.automatic) silhouetteGpu(in, s.state(), kp.k, &s.frame.as<FrameState>()->silhouette, stream);
+    if (s.automatic) silhouetteGpu(in, s.state(), kp.k, s.silhouette(), stream);
     segmentViewGpu(view, in, labels, out, stream);
     VP_CUDA_CHECK(cudaMemcpyAsync(s.host.get(), s.frame.get(), sizeof(FrameState), cudaMemcpyDeviceToHost, stream));
     s.hostReady.record(stream);

@@ -20,7 +20,8 @@ run_ctest() {
   log=$(mktemp)
   ctest --repeat until-pass:2 "$@" 2>&1 | tee "$log" || status=${PIPESTATUS[0]}
   local retried
-  retried=$(grep -E 'Test +#[0-9]+: .*\*\*\*' "$log" | sed -E 's/.*Test +#[0-9]+: ([^ ]+).*/\1/' | sort -u || true)
+  retried=$(grep -E 'Test +#[0-9]+: .*\*\*\*(Failed|Exception|Timeout)' "$log" |
+    sed -E 's/.*Test +#[0-9]+: ([^ ]+).*/\1/' | sort -u || true)
   [[ -n "$retried" ]] && printf 'failed at least once (retried):\n%s\n' "$retried"
   rm -f "$log"
   return $status

@@ -51,8 +51,9 @@ std::array<VerbInfo, kVerbCount> makeVerbs() {
       {Verb::Mode, "mode", ArgKind::FilterName, 0, 0, "mode " + filterNames("|") + "|none|cycle",
        "a one-filter chain (cycle: the next preset)", nullptr},
       {Verb::K, "k", ArgKind::OptionNumber, 0, 0, "k N|+N|-N|auto",
-       "the first kmeans's clusters: set " + bounds(k) + ", or step within " + formatOptionValue(k, k.stepLo) + ".." +
-           formatOptionValue(k, k.hi) + "; auto: chosen by the silhouette score",
+       "the first kmeans's clusters: set " + formatOptionValue(k, k.lo) + ".." + formatOptionValue(k, k.hi) +
+           ", or step within " + formatOptionValue(k, k.stepLo) + ".." + formatOptionValue(k, k.hi) +
+           "; auto: chosen by the silhouette score",
        "kmeans.k"},
       {Verb::Radius, "radius", ArgKind::NumberOrStep, int(r.lo), int(r.hi), "radius N|+N|-N",
        "the first blur's radius in pixels, " + bounds(r), "blur.r"},

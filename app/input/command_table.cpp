@@ -5,6 +5,7 @@
 #include "gpu/filters/gauss/gauss_filter.h"
 #include "gpu/filters/kmeans/kmeans_filter.h"
 #include "gpu/filters/median/median_filter.h"
+#include "gpu/filters/slic/slic_filter.h"
 #include "gpu/filters/registry.h"
 
 #include <algorithm>
@@ -32,6 +33,7 @@ std::array<VerbInfo, kVerbCount> makeVerbs() {
   const OptionInfo& sigma = kGaussFilter.option(gauss_option::Sigma);
   const OptionInfo& threshold = kEdgesFilter.option(edges_option::Threshold);
   const OptionInfo& view = kKmeansFilter.option(kmeans_option::View);
+  const OptionInfo& superpixels = kSlicFilter.option(slic_option::Superpixels);
   return {{
       {Verb::Vf, "vf", ArgKind::VfArgs, 0, 0, "vf set CHAIN|add FILTER|remove N|NAME|toggle N|NAME",
        "edit the filter chain: set replaces it (none: empty), add appends, remove / toggle the N-th element or the "
@@ -75,9 +77,12 @@ std::array<VerbInfo, kVerbCount> makeVerbs() {
       {Verb::EdgesOverlay, "edges-overlay", ArgKind::OnOffToggle, 0, 0, "edges-overlay [on|off|toggle]",
        "the first edges's overlay: edges black over the frame (on) or the magnitude as grey (off)",
        "edges.overlay"},
+      {Verb::Superpixels, "superpixels", ArgKind::NumberOrStep, int(superpixels.lo), int(superpixels.hi),
+       "superpixels N|+N|-N", "the first slic's superpixel count, " + bounds(superpixels), "slic.n"},
       {Verb::View, "view", ArgKind::Choice, 0, 0, std::string("view ") + choices(view),
-       "the first kmeans's view: its centre colours, a fixed colour per label, or segment borders over the frame",
-       "kmeans.view"},
+       "the view of the first kmeans or slic (whichever comes first): its segments' colours, a fixed colour per "
+       "label, or segment borders over the frame",
+       "view"},
       {Verb::Compare, "compare", ArgKind::Compare, 0, 0, "compare off|split|side|cycle",
        "compare view: the original left of a line (split) or beside the result (side)", nullptr},
       {Verb::Split, "split", ArgKind::NumberOrStep, 0, kMaxSplitPercent, "split N|+N|-N",
@@ -128,7 +133,9 @@ const std::vector<KeyBinding> kDefaultKeys = {
     {"t", "edges-t -10", "edge threshold -10"},
     {"shift+t", "edges-t +10", "edge threshold +10"},
     {"o", "edges-overlay toggle", "edges: black over the frame / magnitude"},
-    {"v", "view cycle", "K-means view: colours, labels, boundaries"},
+    {"n", "superpixels -100", "SLIC superpixels -100"},
+    {"shift+n", "superpixels +100", "SLIC superpixels +100"},
+    {"v", "view cycle", "K-means / SLIC view: colours, labels, boundaries"},
     {"m", "preset cycle", "next preset chain (default: kmeans, blur, none)"},
     {"1", "mode kmeans", "chain: K-means"},
     {"2", "mode blur", "chain: box blur"},
@@ -137,6 +144,7 @@ const std::vector<KeyBinding> kDefaultKeys = {
     {"5", "mode gauss", "chain: Gaussian blur"},
     {"6", "mode edges", "chain: Sobel edges"},
     {"7", "vf set kmeans=k=6,edges=overlay=1", "chain: cartoon (kmeans, edges overlay)"},
+    {"8", "mode slic", "chain: SLIC superpixels"},
     {"c", "compare cycle", "compare view: off, split, side"},
     {"leftbracket", "split -5", "compare line 5 % left"},
     {"rightbracket", "split +5", "compare line 5 % right"},

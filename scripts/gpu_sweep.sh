@@ -49,7 +49,7 @@ if has bench; then
   echo "== kernel benchmarks"
   run tests/vp_bench --benchmark_repetitions=${VP_BENCH_REPS:-5} --benchmark_report_aggregates_only=true \
     --benchmark_min_time=${VP_BENCH_MIN_TIME:-0.05} --benchmark_out="$out/bench.json" --benchmark_out_format=json \
-    --benchmark_filter="${VP_BENCH_FILTER:-^BM_(Kmeans|BoxBlurGpu/|BoxBlurCpu|GaussGpu|MedianGpu/|EdgesGpu|ConvertToRgba|Rgba2Yuv|RgbaToRgb24|DeviceCopy|Pinned)}" \
+    --benchmark_filter="${VP_BENCH_FILTER:-^BM_(Kmeans|BoxBlurGpu/|BoxBlurCpu|GaussGpu|MedianGpu/|SlicGpu|EdgesGpu|ConvertToRgba|Rgba2Yuv|RgbaToRgb24|DeviceCopy|Pinned)}" \
     > "$out/bench.txt" 2>&1; echo "vp_bench exit $?"
   grep -E "_median" "$out/bench.txt" | awk '{printf "%-70s %12s %s\n", $1, $2, $3}'
 fi

@@ -5,6 +5,7 @@
 #include "gpu/filters/gauss/gauss_filter.h"
 #include "gpu/filters/kmeans/kmeans_filter.h"
 #include "gpu/filters/median/median_filter.h"
+#include "gpu/filters/slic/slic_filter.h"
 #include "gpu/filters/registry.h"
 
 #include <algorithm>
@@ -33,6 +34,7 @@ std::array<VerbInfo, kVerbCount> makeVerbs() {
   const OptionInfo& threshold = kEdgesFilter.option(edges_option::Threshold);
   const OptionInfo& view = kKmeansFilter.option(kmeans_option::View);
   const OptionInfo& spatial = kKmeansFilter.option(kmeans_option::Spatial);
+  const OptionInfo& superpixels = kSlicFilter.option(slic_option::Superpixels);
   return {{
       {Verb::Vf, "vf", ArgKind::VfArgs, 0, 0, "vf set CHAIN|add FILTER|remove N|NAME|toggle N|NAME",
        "edit the filter chain: set replaces it (none: empty), add appends, remove / toggle the N-th element or the "
@@ -77,9 +79,12 @@ std::array<VerbInfo, kVerbCount> makeVerbs() {
       {Verb::EdgesOverlay, "edges-overlay", ArgKind::OnOffToggle, 0, 0, "edges-overlay [on|off|toggle]",
        "the first edges's overlay: edges black over the frame (on) or the magnitude as grey (off)",
        "edges.overlay"},
+      {Verb::Superpixels, "superpixels", ArgKind::NumberOrStep, int(superpixels.lo), int(superpixels.hi),
+       "superpixels N|+N|-N", "the first slic's superpixel count, " + bounds(superpixels), "slic.n"},
       {Verb::View, "view", ArgKind::Choice, 0, 0, std::string("view ") + choices(view),
-       "the first kmeans's view: its centre colours, a fixed colour per label, or segment borders over the frame",
-       "kmeans.view"},
+       "the view of the first kmeans or slic (whichever comes first): its segments' colours, a fixed colour per "
+       "label, or segment borders over the frame",
+       "view"},
       {Verb::Spatial, "spatial", ArgKind::OptionNumber, 0, 0, "spatial N|+N|-N",
        "the first kmeans's spatial weight, " + bounds(spatial) +
            ": position against colour (RGBXY K-means; at 1 crossing the frame costs the whole colour range, 0: "
@@ -139,7 +144,9 @@ const std::vector<KeyBinding> kDefaultKeys = {
     {"t", "edges-t -10", "edge threshold -10"},
     {"shift+t", "edges-t +10", "edge threshold +10"},
     {"o", "edges-overlay toggle", "edges: black over the frame / magnitude"},
-    {"v", "view cycle", "K-means view: colours, labels, boundaries"},
+    {"n", "superpixels -100", "SLIC superpixels -100"},
+    {"shift+n", "superpixels +100", "SLIC superpixels +100"},
+    {"v", "view cycle", "K-means / SLIC view: colours, labels, boundaries"},
     {"a", "k-auto toggle", "K-means: automatic K (silhouette) / the fixed K"},
     {"x", "spatial -0.25", "K-means spatial weight -0.25"},
     {"shift+x", "spatial +0.25", "K-means spatial weight +0.25 (segments follow position too)"},
@@ -151,6 +158,7 @@ const std::vector<KeyBinding> kDefaultKeys = {
     {"5", "mode gauss", "chain: Gaussian blur"},
     {"6", "mode edges", "chain: Sobel edges"},
     {"7", "vf set kmeans=k=6,edges=overlay=1", "chain: cartoon (kmeans, edges overlay)"},
+    {"8", "mode slic", "chain: SLIC superpixels"},
     {"c", "compare cycle", "compare view: off, split, side"},
     {"leftbracket", "split -5", "compare line 5 % left"},
     {"rightbracket", "split +5", "compare line 5 % right"},

@@ -123,10 +123,14 @@ void targetArg(std::string_view word, Command& c) {
   if (dot == 0) bad("an element (N, NAME or NAME#N) was expected before '" + std::string(word) + "'");
 }
 
-// The filter option a shorthand acts on ("gauss.sigma": target "gauss", option "sigma").
+// The filter option a shorthand acts on ("gauss.sigma": target "gauss", option "sigma";
+// "view": no target, the first element that has a view, read as the first registered
+// filter's that has one).
 const OptionInfo& shorthandOption(const VerbInfo& v, Command& c) {
   targetArg(v.option, c);
-  const FilterInfo* filter = findFilter(c.target);
+  const FilterInfo* filter = c.target.empty() ? nullptr : findFilter(c.target);
+  for (const FilterInfo* f : filterRegistry())
+    if (!filter && f->optionIndex(c.option) >= 0) filter = f;
   return filter->option(filter->optionIndex(c.option));
 }
 
@@ -324,6 +328,7 @@ bool isParamCommand(const Command& c) {
     case Verb::Sigma:
     case Verb::EdgesT:
     case Verb::EdgesOverlay:
+    case Verb::Superpixels:
     case Verb::View:
     case Verb::Spatial:
     case Verb::KAuto: return true;

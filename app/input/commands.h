@@ -42,7 +42,8 @@ enum class Verb : uint8_t {
   Sigma,       // sigma N | +N | -N: the first gauss's sigma (decimals allowed)
   EdgesT,      // edges-t N | +N | -N: the first edges's threshold
   EdgesOverlay,  // edges-overlay [on|off|toggle]: the first edges's overlay switch
-  View,        // view colour|labels|boundaries|cycle: the first kmeans's view
+  Superpixels,  // superpixels N | +N | -N: the first slic's n
+  View,        // view colour|labels|boundaries|cycle: the first kmeans's or slic's view
   Spatial,     // spatial N | +N | -N: the first kmeans's spatial weight (decimals allowed)
   KAuto,       // k-auto [on|off|toggle]: the first kmeans's automatic K (off: back to the fixed K)
   Compare,     // compare off|split|side|cycle

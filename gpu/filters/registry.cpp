@@ -7,6 +7,7 @@
 #include "gpu/filters/gauss/gauss_filter.h"
 #include "gpu/filters/kmeans/kmeans_filter.h"
 #include "gpu/filters/median/median_filter.h"
+#include "gpu/filters/slic/slic_filter.h"
 
 namespace vp {
 
@@ -17,6 +18,7 @@ const std::vector<const FilterInfo*>& filterRegistry() {
       &kMedianFilter,
       &kGaussFilter,
       &kEdgesFilter,
+      &kSlicFilter,
   };
   return kFilters;
 }

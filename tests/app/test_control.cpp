@@ -51,7 +51,7 @@ TEST(ControlParse, ParameterCommands) {
   EXPECT_EQ(c.verb, Verb::View);
   EXPECT_EQ(c.change, Change::Set);
   EXPECT_EQ(SegmentView(c.value), SegmentView::Boundaries);
-  EXPECT_EQ(c.target, "kmeans");
+  EXPECT_EQ(c.target, "");  // the first element that has a view: kmeans or slic
   EXPECT_EQ(c.option, "view");
   EXPECT_EQ(parse("view cycle").change, Change::Cycle);
   c = parse("iterations 1000\r");

@@ -4,6 +4,7 @@
 #include "gpu/filters/kmeans/kmeans.h"
 #include "gpu/filters/kmeans/kmeans_filter.h"
 #include "gpu/filters/kmeans/kmeans_spatial_math.h"
+#include "gpu/filters/slic/slic.h"
 #include "support/gpu_test.h"
 #include "support/images.h"
 #include "support/kmeans_cases.h"
@@ -106,27 +107,37 @@ TEST(KmeansSpatial, UpdateIsTheMeanOfTheFeatures) {
 }
 
 // Pixels whose right or lower neighbour has another label: the segments' border length.
-size_t borderPixels(const std::vector<uint8_t>& labels, int w, int h) {
+template <class Label>
+size_t borderPixels(const std::vector<Label>& labels, int w, int h) {
   size_t n = 0;
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
-      const uint8_t l = labels[size_t(y) * w + x];
-      n += (x + 1 < w && labels[size_t(y) * w + x + 1] != l) ||
-           (y + 1 < h && labels[size_t(y + 1) * w + x] != l);
+      const Label l = labels[size_t(y) * w + x];
+      n += (x + 1 < w && labels[size_t(y) * w + x + 1] != l) || (y + 1 < h && labels[size_t(y + 1) * w + x] != l);
     }
   return n;
 }
 
 // On a noisy frame, colour-only segments are speckled; with position they are compact:
-// the total border length falls far below colour-only K-means at the same K.
+// the total border length of spatial K-means, and of SLIC with as many superpixels, falls
+// far below colour-only K-means at the same K.
 TEST(KmeansSpatial, NoisyFrameGetsFarShorterBorders) {
   const int w = 320, h = 240, k = 8;
   const HostImage img = test::makeBlobs(w, h, 3, 24.0, 11);
   const Result colour = runCpu(img, spatialParams(k, 0.f, KmeansInit::KmeansPlusPlus, 20), KmeansState{});
   const Result spatial = runCpu(img, spatialParams(k, 1.f, KmeansInit::KmeansPlusPlus, 20), KmeansState{});
-  const size_t a = borderPixels(colour.labels, w, h), b = borderPixels(spatial.labels, w, h);
+  SlicCpuScratch scratch(w, h);
+  HostImage out(w, h);
+  SlicParams slic;
+  slic.superpixels = k;
+  slicCpu(img.cview(), out.view(), SegmentView::Colour, slic, scratch);
+  const size_t a = borderPixels(colour.labels, w, h), b = borderPixels(spatial.labels, w, h),
+               c = borderPixels(scratch.regions(), w, h);
   RecordProperty("border_ratio", std::to_string(double(b) / double(a)));
+  RecordProperty("slic_border_ratio", std::to_string(double(c) / double(a)));
   EXPECT_LT(double(b), 0.25 * double(a)) << "spatial " << b << " vs colour-only " << a << " border pixels";
+  EXPECT_LT(double(c), 0.25 * double(a)) << "SLIC " << c << " vs colour-only " << a << " border pixels";
+  EXPECT_GE(scratch.stats().regions, uint32_t(k / 2)) << "SLIC kept its superpixels apart";
 }
 
 // The colour-only K-means is what spatial = 0 runs: same bytes as a run without the option.

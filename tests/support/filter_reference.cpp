@@ -8,6 +8,7 @@
 #include "support/gauss_reference.h"
 #include "support/kmeans_reference.h"
 #include "support/median_reference.h"
+#include "support/slic_reference.h"
 
 #include <cstring>
 #include <stdexcept>
@@ -100,6 +101,35 @@ ReferenceFrame kmeansFrame(const HostImage& in, const FilterElement& e) {
   return out;
 }
 
+// ---- slic ----
+
+ReferenceFrame slicFrame(const HostImage& in, const FilterElement& e) {
+  SlicRefParams p;
+  p.superpixels = int(optionValue(e, "n"));
+  p.compactness = double(float(optionValue(e, "m")));  // the filter holds m as a float
+  p.iterations = int(optionValue(e, "iterations"));
+  const int w = in.width(), h = in.height();
+  const SlicRefResult r = slicReference(reinterpret_cast<const uint8_t*>(in.data()), w, h, p);
+  ReferenceFrame out;
+  out.rgba = HostImage(w, h);
+  std::memcpy(out.rgba.data(), r.rgba.data(), r.rgba.size());
+  const std::string view = choiceValue(e, "view");
+  if (view == "boundaries") {  // the input, yellow where the right or lower neighbour's region differs
+    std::memcpy(out.rgba.data(), in.data(), r.rgba.size());
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const size_t i = size_t(y) * size_t(w) + size_t(x);
+        if ((x + 1 < w && r.regions[i + 1] != r.regions[i]) || (y + 1 < h && r.regions[i + size_t(w)] != r.regions[i]))
+          out.rgba.at(x, y) = make_uchar4(255, 255, 0, in.at(x, y).w);
+      }
+  } else if (view != "colour") {
+    throw std::logic_error("filter_reference: slic view '" + view + "' has no reference (test_slic.cpp checks it)");
+  }
+  out.metrics = {{"superpixels", double(r.regionCount)}};
+  out.openChoices = r.nearTies;
+  return out;
+}
+
 }  // namespace
 
 const std::vector<FilterReference>& filterReferences() {
@@ -155,6 +185,17 @@ const std::vector<FilterReference>& filterReferences() {
            "edges=t=255:overlay=1",    // only saturated edges
        },
        edgesFrame},
+      {"slic",
+       "RGBA bytes (views colour, boundaries) and superpixels vs SLIC written from its definition (double distances, "
+       "float centres, flood-fill connectivity); exact",
+       {
+           "slic",                                    // defaults: n=400, m=10, 10 iterations
+           "slic=n=1",                                // one cell: the whole frame's mean
+           "slic=n=16384:m=1:iterations=1",           // most superpixels (more than small frames' pixels)
+           "slic=n=60:m=80:iterations=50",            // most compact, most rounds
+           "slic=n=200:iterations=3:view=boundaries", // the region borders
+       },
+       slicFrame},
   };
   return kReferences;
 }

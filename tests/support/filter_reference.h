@@ -32,6 +32,12 @@
 //           differs). A failure on a case with open choices names their number: then it
 //           may be an allowed choice, and the case needs the implementation's labels as a
 //           guide (kmeansReference's LabelGuide) before it says anything.
+//   slic    every byte (views colour and boundaries) and superpixels against slicReference
+//           (support/slic_reference.h: double distances, float centres, flood-fill
+//           connectivity). The float D of the implementation may choose differently where
+//           two candidates are within rounding; the reference counts pixels with a
+//           runner-up within 1e-4 (relative) as open choices. The labels view is checked
+//           in test_slic.cpp (its palette is the implementation's).
 #pragma once
 
 #include "gpu/filters/filter.h"

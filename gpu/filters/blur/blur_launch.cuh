@@ -2,6 +2,7 @@
 #pragma once
 
 #include "gpu/cuda/cuda_check.h"
+#include "gpu/cuda/warp_reduce.cuh"  // warpSum
 
 #include <cuda_runtime.h>
 
@@ -21,17 +22,6 @@ __device__ __forceinline__ void waitForPriorGrid() {
 __device__ __forceinline__ void releaseNextGrid() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;");  // the next grid may be scheduled now
-#endif
-}
-
-// Sum over the warp's 32 lanes (one REDUX on sm_80+).
-__device__ __forceinline__ uint32_t warpSum(uint32_t v) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  return __reduce_add_sync(0xffffffffu, v);
-#else
-#pragma unroll
-  for (int d = 16; d > 0; d >>= 1) v += __shfl_xor_sync(0xffffffffu, v, d);
-  return v;
 #endif
 }
 

@@ -3,6 +3,7 @@
 // Included by kmeans.cu only. T = threads per block.
 #pragma once
 
+#include "gpu/cuda/warp_reduce.cuh"  // warpSum
 #include "gpu/filters/kmeans/kmeans.h"
 
 #include <cstdint>
@@ -183,17 +184,6 @@ __device__ __forceinline__ void accumulate(uint2* acc, int j, uint32_t px) {
   v.x += __byte_perm(px, 0u, 0x4140u);
   v.y += __byte_perm(px, 1u, 0x5452u);
   *a = v;
-}
-
-// Sum over the warp's 32 lanes (one REDUX on sm_80+).
-__device__ __forceinline__ uint32_t warpSum(uint32_t v) {
-#if __CUDA_ARCH__ >= 800
-  return __reduce_add_sync(~0u, v);
-#else
-#pragma unroll
-  for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(~0u, v, off);
-  return v;
-#endif
 }
 
 // Reduces the block's columns; one atomicAdd per cluster and field. Packed (counted

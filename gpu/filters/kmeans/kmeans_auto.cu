@@ -6,6 +6,7 @@
 // keeps cluster c's; the block adds its warps' sums with shared-memory atomics (integers:
 // the order does not matter).
 #include "gpu/cuda/cuda_check.h"
+#include "gpu/cuda/warp_reduce.cuh"
 #include "gpu/filters/kmeans/kmeans_auto.h"
 #include "gpu/filters/kmeans/kmeans_auto_math.h"
 #include "gpu/filters/kmeans/kmeans_plusplus.cuh"
@@ -17,37 +18,6 @@ namespace {
 
 using kmpp::kPlusPlusThreads;
 using kmpp::kSamplesPerThread;
-
-__device__ __forceinline__ uint32_t warpAdd(uint32_t v) {
-#if __CUDA_ARCH__ >= 800
-  return __reduce_add_sync(~0u, v);
-#else
-#pragma unroll
-  for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(~0u, v, off);
-  return v;
-#endif
-}
-__device__ __forceinline__ uint32_t warpOr(uint32_t v) {
-#if __CUDA_ARCH__ >= 800
-  return __reduce_or_sync(~0u, v);
-#else
-#pragma unroll
-  for (int off = 16; off > 0; off >>= 1) v |= __shfl_xor_sync(~0u, v, off);
-  return v;
-#endif
-}
-
-// Nearest of k centres by score, ties to the lowest index (as kmeans_auto_math.h).
-__device__ __forceinline__ int nearestOf(uchar4 p, const float4* coeff, int k) {
-  const float pr = p.x, pg = p.y, pb = p.z;
-  float best = INFINITY;
-  int bi = 0;
-  for (int j = 0; j < k; ++j) {
-    const float s = km::score(pr, pg, pb, coeff[j]);
-    if (s < best) best = s, bi = j;
-  }
-  return bi;
-}
 
 // Block: coeff[j] = the score constants of centre[j], j < k.
 __device__ __forceinline__ void setCoeffs(const float (*centre)[3], int k, float4* coeff) {
@@ -65,17 +35,17 @@ __device__ void lloydStep(const uchar4 (&s)[kSamplesPerThread], uint32_t m, int 
   setCoeffs(centre, k, coeff);  // (its barrier also orders the zeroing)
   const int lane = threadIdx.x % 32;
   uint32_t sr = 0, sg = 0, sb = 0, sn = 0;  // lane c: cluster c
-#pragma unroll  // s[] stays in registers
+#pragma unroll                              // s[] stays in registers
   for (int i = 0; i < kSamplesPerThread; ++i) {
     const bool valid = threadIdx.x * kSamplesPerThread + i < m;
-    const int j = valid ? nearestOf(s[i], coeff, k) : 0;
+    const int j = valid ? km::nearestByScore(s[i], coeff, k) : 0;
     uint32_t present = warpOr(valid ? 1u << j : 0u);
     while (present != 0) {  // warp-uniform
       const int c = __ffs(present) - 1;
       present &= present - 1;
       const bool mine = valid && j == c;
-      const uint32_t rg = warpAdd(mine ? uint32_t(s[i].x) | uint32_t(s[i].y) << 13 : 0u);
-      const uint32_t bn = warpAdd(mine ? uint32_t(s[i].z) | 1u << 13 : 0u);
+      const uint32_t rg = warpSum(mine ? uint32_t(s[i].x) | uint32_t(s[i].y) << 13 : 0u);
+      const uint32_t bn = warpSum(mine ? uint32_t(s[i].z) | 1u << 13 : 0u);
       if (lane == c) sr += rg & 0x1FFFu, sg += rg >> 13, sb += bn & 0x1FFFu, sn += bn >> 13;
     }
   }
@@ -99,8 +69,7 @@ __device__ int64_t silhouetteSum(const uchar4 (&s)[kSamplesPerThread], uint32_t 
   long long sum = 0;
 #pragma unroll  // s[] stays in registers
   for (int i = 0; i < kSamplesPerThread; ++i) {
-    int label;
-    if (threadIdx.x * kSamplesPerThread + i < m) sum += km::silhouetteTerm(s[i], coeff, centre, k, &label);
+    if (threadIdx.x * kSamplesPerThread + i < m) sum += km::silhouetteTerm(s[i], coeff, centre, k);
   }
 #pragma unroll
   for (int off = 16; off > 0; off >>= 1) sum += __shfl_xor_sync(~0u, sum, off);

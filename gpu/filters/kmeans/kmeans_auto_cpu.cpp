@@ -23,17 +23,6 @@ std::vector<uchar4> sampleOf(ConstRgbaView in) {
   return s;
 }
 
-int nearestOf(uchar4 p, const float4* coeff, int k) {
-  const float pr = p.x, pg = p.y, pb = p.z;
-  float best = INFINITY;
-  int bi = 0;
-  for (int j = 0; j < k; ++j) {
-    const float s = km::score(pr, pg, pb, coeff[j]);
-    if (s < best) best = s, bi = j;
-  }
-  return bi;
-}
-
 void setCoeffs(const float (*centre)[3], int k, float4* coeff) {
   for (int j = 0; j < k; ++j) coeff[j] = km::centreCoeffs(centre[j][0], centre[j][1], centre[j][2]);
 }
@@ -44,8 +33,7 @@ __attribute__((always_inline)) inline int64_t silhouetteBody(const std::vector<u
   setCoeffs(centre, k, coeff);
   int64_t sum = 0;
   for (const uchar4& p : sample) {
-    int label;
-    sum += km::silhouetteTerm(p, coeff, centre, k, &label);
+    sum += km::silhouetteTerm(p, coeff, centre, k);
   }
   return sum;
 }
@@ -58,7 +46,7 @@ __attribute__((always_inline)) inline int64_t searchBody(const std::vector<uchar
     setCoeffs(centre, k, coeff);
     uint64_t sums[kMaxClusters][4] = {};
     for (const uchar4& p : sample) {
-      uint64_t* s = sums[nearestOf(p, coeff, k)];
+      uint64_t* s = sums[km::nearestByScore(p, coeff, k)];
       s[0] += p.x, s[1] += p.y, s[2] += p.z, s[3] += 1;
     }
     for (int j = 0; j < k; ++j)

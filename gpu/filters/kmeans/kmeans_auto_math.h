@@ -39,19 +39,25 @@ __host__ __device__ inline float colourDistance2(float pr, float pg, float pb, c
   return addRn(addRn(mulRn(dr, dr), mulRn(dg, dg)), mulRn(db, db));
 }
 
-// One pixel's silhouette term round(s * 2^24) against k centres (kmeans_auto.h): `coeff`
-// the centres' score constants (centreCoeffs), `centre` their r, g, b (stride 3). Its
-// nearest centre by score is written to *label.
-__host__ __device__ inline int64_t silhouetteTerm(uchar4 p, const float4* coeff, const float (*centre)[3],
-                                                  int k, int* label) {
+// The nearest of k centres by K-means' score (kmeans_math.h): lowest, ties to the lowest index.
+__host__ __device__ inline int nearestByScore(uchar4 p, const float4* coeff, int k) {
   const float pr = p.x, pg = p.y, pb = p.z;
   float best = INFINITY;
-  int own = 0;
+  int bi = 0;
   for (int j = 0; j < k; ++j) {
     const float s = score(pr, pg, pb, coeff[j]);
-    if (s < best) best = s, own = j;
+    if (s < best) best = s, bi = j;
   }
-  *label = own;
+  return bi;
+}
+
+// One pixel's silhouette term round(s * 2^24) against k centres (kmeans_auto.h): `coeff`
+// the centres' score constants (centreCoeffs), `centre` their r, g, b (stride 3); the
+// pixel's own centre is its nearest by score.
+__host__ __device__ inline int64_t silhouetteTerm(uchar4 p, const float4* coeff, const float (*centre)[3],
+                                                  int k) {
+  const float pr = p.x, pg = p.y, pb = p.z;
+  const int own = nearestByScore(p, coeff, k);
   float b2 = INFINITY;
   for (int j = 0; j < k; ++j)
     if (j != own) b2 = fminf(b2, colourDistance2(pr, pg, pb, centre[j]));

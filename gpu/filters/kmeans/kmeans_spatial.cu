@@ -12,6 +12,7 @@
 // lane c keeps cluster c's running sums in registers: no atomics until the block's end.
 // Sums are integers, so the result does not depend on the order of the additions.
 #include "gpu/cuda/cuda_check.h"
+#include "gpu/cuda/warp_reduce.cuh"
 #include "gpu/filters/kmeans/kmeans.h"
 #include "gpu/filters/kmeans/kmeans_spatial_math.h"
 
@@ -42,26 +43,6 @@ struct Frame {
   uint32_t segmentsPerRow;  // 32-pixel segments of a row
   uint32_t segments;
 };
-
-// Warp-wide sum and bitwise or (one REDUX on sm_80+).
-__device__ __forceinline__ uint32_t warpAdd(uint32_t v) {
-#if __CUDA_ARCH__ >= 800
-  return __reduce_add_sync(~0u, v);
-#else
-#pragma unroll
-  for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(~0u, v, off);
-  return v;
-#endif
-}
-__device__ __forceinline__ uint32_t warpOr(uint32_t v) {
-#if __CUDA_ARCH__ >= 800
-  return __reduce_or_sync(~0u, v);
-#else
-#pragma unroll
-  for (int off = 16; off > 0; off >>= 1) v |= __shfl_xor_sync(~0u, v, off);
-  return v;
-#endif
-}
 
 __device__ __forceinline__ km::SpatialCoeffs coeffsOf(const float (&c)[5], float s) {
   return km::spatialCoeffs(c[0], c[1], c[2], c[3], c[4], s);
@@ -145,10 +126,10 @@ __global__ void __launch_bounds__(kThreads) assignKernel(Frame f, SpatialWork* w
       present &= present - 1;
       const bool mine = valid && j == c;
       // r + g << 13 and b + 1 << 13: 32 * 255 < 2^13, so the fields do not overlap.
-      const uint32_t rg = warpAdd(mine ? uint32_t(p.x) | uint32_t(p.y) << 13 : 0u);
-      const uint32_t bn = warpAdd(mine ? uint32_t(p.z) | 1u << 13 : 0u);
-      const uint32_t xs = warpAdd(mine ? uint32_t(x) : 0u);
-      const uint32_t ys = warpAdd(mine ? uint32_t(y) : 0u);
+      const uint32_t rg = warpSum(mine ? uint32_t(p.x) | uint32_t(p.y) << 13 : 0u);
+      const uint32_t bn = warpSum(mine ? uint32_t(p.z) | 1u << 13 : 0u);
+      const uint32_t xs = warpSum(mine ? uint32_t(x) : 0u);
+      const uint32_t ys = warpSum(mine ? uint32_t(y) : 0u);
       if (lane == c) {
         sr += rg & 0x1FFFu, sg += rg >> 13, sb += bn & 0x1FFFu, sn += bn >> 13;
         sx += xs, sy += ys;

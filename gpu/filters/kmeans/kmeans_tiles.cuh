@@ -18,6 +18,7 @@
 // Design and measurements: docs/design/kmeans.md.
 #pragma once
 
+#include "gpu/cuda/warp_reduce.cuh"  // warpMin, warpMax
 #include "gpu/filters/kmeans/kmeans_assign.cuh"
 
 namespace vp {
@@ -41,25 +42,6 @@ __device__ __forceinline__ bool centresInRange(const float (*centre)[3], int k) 
   if (j < k)
     for (int f = 0; f < 3; ++f) in &= centre[j][f] >= 0.f && centre[j][f] <= 255.f;
   return __all_sync(~0u, in);
-}
-
-__device__ __forceinline__ uint32_t warpMin(uint32_t v) {
-#if __CUDA_ARCH__ >= 800
-  return __reduce_min_sync(~0u, v);
-#else
-#pragma unroll
-  for (int off = 16; off > 0; off >>= 1) v = min(v, __shfl_xor_sync(~0u, v, off));
-  return v;
-#endif
-}
-__device__ __forceinline__ uint32_t warpMax(uint32_t v) {
-#if __CUDA_ARCH__ >= 800
-  return __reduce_max_sync(~0u, v);
-#else
-#pragma unroll
-  for (int off = 16; off > 0; off >>= 1) v = max(v, __shfl_xor_sync(~0u, v, off));
-  return v;
-#endif
 }
 
 // Reads each of the block's quads once per launch: stores local quads 0 .. a.cacheQuads - 1

@@ -66,6 +66,31 @@ TEST(SlicCpu, GridIsTheReferenceGrid) {
     }
 }
 
+// A workspace sized for one frame holds the grid of every smaller one, at every N: thin
+// frames have more cells than N (cols and rows round up), more than the full frame's grid.
+TEST(SlicCpu, BoundsHoldForEverySmallerFrame) {
+  for (auto [W, H] : {std::pair{64, 48}, {1920, 1080}, {120, 7}})
+    for (auto [w, h] : {std::pair{W, H}, {W, 13}, {W, 2}, {W, 1}, {1, H}, {W / 2 + 1, H / 2 + 1}})
+      for (int n : {1, 400, 5000, 12000, kMaxSuperpixels}) {
+        if (w > W || h > H) continue;
+        const SlicFrame f = slicFrameOf(w, h, n, 10.f);
+        EXPECT_LE(f.centres(), slicMaxCentres(W, H)) << w << "x" << h << " in " << W << "x" << H << " n=" << n;
+        EXPECT_LE(int64_t(w) * h / f.minRegion + 1 > int64_t(w) * h ? int64_t(w) * h
+                                                                   : int64_t(w) * h / f.minRegion + 1,
+                  slicMaxRegions(W, H))
+            << w << "x" << h << " in " << W << "x" << H << " n=" << n;
+      }
+  // And a run on such a frame with the larger frame's scratch gives the frame's own result.
+  const HostImage in = test::makeRandom(1920, 13, 3);
+  SlicCpuScratch big(1920, 1080), own(1920, 13);
+  HostImage a(1920, 13), b(1920, 13);
+  slicCpu(in.cview(), a.view(), SegmentView::Colour, params(kMaxSuperpixels, 5.f, 2), big);
+  slicCpu(in.cview(), b.view(), SegmentView::Colour, params(kMaxSuperpixels, 5.f, 2), own);
+  EXPECT_EQ(test::compare(a, b).differing, 0u);
+  const size_t pixels = 1920 * 13;  // the scratch holds a region id for each pixel of its largest frame
+  EXPECT_TRUE(std::equal(own.regions().begin(), own.regions().begin() + pixels, big.regions().begin()));
+}
+
 TEST(SlicCpu, InitialCentresAreTheCellMiddles) {
   for (auto [w, h, n] : {std::tuple{97, 61, 50}, {33, 1, 7}, {5, 5, 100}, {640, 480, 400}}) {
     const HostImage in = test::makeNatural(w, h, 3);
@@ -423,6 +448,25 @@ TEST(SlicGpu, SameResultOnEveryRun) {
     const GpuRun b = runGpu(in, SegmentView::Colour, params(1000, 5.f, 10), ws);
     EXPECT_EQ(test::compare(a.out, b.out).differing, 0u);
     EXPECT_EQ(a.regions, b.regions);
+  }
+}
+
+// A workspace sized for a larger frame: a thin frame whose grid has more cells than the
+// larger frame's (n = 16384), and fragments that merge down long chains (m = 5 on noise:
+// the resolve kernel's concurrent path splitting).
+TEST(SlicGpu, SmallerFrameInALargerWorkspace) {
+  VP_REQUIRE_GPU();
+  SlicWorkspace ws(1920, 1080);
+  for (auto [w, h, n] : {std::tuple{1920, 13, kMaxSuperpixels}, {1921 / 2, 1080, 1000}}) {
+    const HostImage in = test::makeRandom(w, h, 3);
+    const SlicParams p = params(n, 5.f, 3);
+    SlicCpuScratch scratch(w, h);
+    HostImage want(w, h);
+    slicCpu(in.cview(), want.view(), SegmentView::Colour, p, scratch);
+    const GpuRun got = runGpu(in, SegmentView::Colour, p, ws);
+    EXPECT_EQ(test::compare(got.out, want).differing, 0u) << w << "x" << h;
+    EXPECT_TRUE(std::equal(got.regions.begin(), got.regions.end(), scratch.regions().begin())) << w << "x" << h;
+    EXPECT_EQ(got.stats.regions, scratch.stats().regions);
   }
 }
 

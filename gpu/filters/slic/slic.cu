@@ -213,7 +213,8 @@ __global__ void __launch_bounds__(kChunk) scanKernel(int chunks, int centres, co
 }
 
 // Per root: a merged one follows the merge links to its kept component (path splitting;
-// links only ever point to smaller roots, so the walk ends); a kept one gets its rank (its
+// links only ever point to smaller roots, so the walk ends, and they only ever decrease);
+// a kept one gets its rank (its
 // order among the kept roots, in raster order) in label.
 __global__ void __launch_bounds__(kChunk) resolveKernel(Grid g, const uint32_t* parent, uint32_t* link,
                                                         const uint32_t* chunkStart, uint32_t* label) {
@@ -222,13 +223,15 @@ __global__ void __launch_bounds__(kChunk) resolveKernel(Grid g, const uint32_t* 
   if (i < pixels && parent[i] == i) {
     uint32_t a = i, b = __ldcg(link + i);
     kept = b == i;
+    // Every write is an atomicMin: all links on a chain lie above its kept root K, so a late
+    // splitting store from another thread can never undo the owner's link[i] = K.
     while (b != a) {
       const uint32_t c = __ldcg(link + b);
-      if (c != b) link[a] = c;
+      if (c != b) atomicMin(link + a, c);
       a = b;
       b = c;
     }
-    if (!kept) link[i] = a;
+    if (!kept) atomicMin(link + i, a);
   }
   uint32_t total;
   const uint32_t before = blockExclusiveScan(kept ? 1u : 0u, &total);

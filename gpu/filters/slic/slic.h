@@ -68,8 +68,9 @@ struct SlicStats {
   uint32_t centres = 0;  // superpixels of the grid (cols * rows)
 };
 
-// The centres a grid of width x height can have for any N in 1..kMaxSuperpixels, and the
-// regions it can end with: kept components hold minRegion pixels or more, except one.
+// Bounds on the centres the grid of any frame up to width x height can have for any N in
+// 1..kMaxSuperpixels, and on the regions it can end with (kept components hold minRegion
+// pixels or more, except one): what a workspace sized for width x height holds.
 int slicMaxCentres(int width, int height);
 int64_t slicMaxRegions(int width, int height);
 

@@ -13,16 +13,18 @@
 
 namespace vp {
 
+// Bounds for every frame up to width x height and every N (so a workspace sized once
+// serves smaller frames too). Centres: with S >= 1 (else one cell a pixel), cols <= w/S + 1/2
+// and rows <= h/S + 1/2 give cols rows <= N + (w + h) / 2 + 1/4; a dimension below S/2 has one
+// row (column) and at most w (h) cells. Regions: each kept component but pixel 0's holds
+// minRegion = max(1, floor(P / 4N)) pixels or more, so there are at most P / minRegion + 1,
+// which peaks just below P = 8N (minRegion 1).
 int slicMaxCentres(int width, int height) {
-  int most = 1;
-  for (int n = 1; n <= kMaxSuperpixels; ++n) most = std::max(most, slicFrameOf(width, height, n, 1.f).centres());
-  return most;
+  return int(std::min<int64_t>(int64_t(width) * height, int64_t(kMaxSuperpixels) + width + height));
 }
 
 int64_t slicMaxRegions(int width, int height) {
-  const int64_t pixels = int64_t(width) * height;
-  const int64_t minRegion = slicFrameOf(width, height, kMaxSuperpixels, 1.f).minRegion;  // least over N
-  return std::min(pixels, pixels / minRegion + 1);
+  return std::min<int64_t>(int64_t(width) * height, 8 * int64_t(kMaxSuperpixels) + 1);
 }
 
 namespace detail {

@@ -70,7 +70,8 @@ std::string optionBounds(const OptionInfo& o) {
   std::string out = std::string(o.name) + " must be ";
   switch (o.type) {
     case OptionType::Int:
-    case OptionType::Float: return out + (o.zeroName ? std::string(o.zeroName) + " or " : "") + number(o.lo) + ".." + number(o.hi);
+    case OptionType::Float:
+      return out + (o.zeroName ? std::string(o.zeroName) + " or " : "") + number(o.lo) + ".." + number(o.hi);
     case OptionType::Bool: return out + "0 or 1";
     case OptionType::Choice: {
       const std::vector<std::string_view> names = choiceNames(o);

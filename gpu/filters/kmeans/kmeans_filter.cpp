@@ -11,6 +11,7 @@
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace vp {
@@ -83,9 +84,10 @@ struct Unobserved {
   double score;
 };
 
-// The automatic K request of an element, choosing with `choose(kmin, kmax)`.
+// The automatic K request of an element, choosing with `choose(kmin, kmax)`; none for a fixed K.
 template <class Choose>
-AutoKRequest autoRequest(const FilterElement& element, int64_t pixels, Choose choose) {
+std::optional<AutoKRequest> autoRequest(const FilterElement& element, int64_t pixels, Choose choose) {
+  if (element.intValue(kmeans_option::K) != 0) return std::nullopt;
   AutoKRequest r;
   kmeansAutoRangeOf(element, r.kmin, r.kmax);
   r.choose = [=] {
@@ -136,7 +138,7 @@ class GpuKmeans final : public GpuFilter {
     }
     // Automatic K chooses on this frame when it must: the search on the GPU, then the
     // host waits for its scores (at the first frame, scene cuts and score falls only).
-    const AutoKRequest autoK = autoRequest(element, pixels_, [&](int kmin, int kmax) {
+    const std::optional<AutoKRequest> autoK = autoRequest(element, pixels_, [&](int kmin, int kmax) {
       autoKGpu(in, kmin, kmax, requested.seed, scores_.as<AutoKScores>(), stream);
       VP_CUDA_CHECK(cudaMemcpyAsync(scoresHost_.get(), scores_.get(), sizeof(AutoKScores), cudaMemcpyDeviceToHost,
                                     stream));
@@ -145,7 +147,7 @@ class GpuKmeans final : public GpuFilter {
       std::memcpy(&scores, scoresHost_.get(), sizeof scores);
       return scores;
     });
-    const KmeansParams kp = schedule_.next(requested, warm, s.reinit, &autoK);
+    const KmeansParams kp = schedule_.next(requested, warm, s.reinit, autoK ? &*autoK : nullptr);
     s.automatic = requested.k == 0;
     result.set("reinit", s.reinit);
     if (s.automatic) result.set("k", kp.k);
@@ -210,12 +212,12 @@ class CpuKmeans final : public CpuFilter {
     bool warm = true, reinit = false;
     const KmeansParams requested = kmeansParamsOf(element, &warm);  // sets warm: read it after
     const int64_t pixels = int64_t(in.width) * in.height;
-    const AutoKRequest autoK = autoRequest(element, pixels, [&](int kmin, int kmax) {
+    const std::optional<AutoKRequest> autoK = autoRequest(element, pixels, [&](int kmin, int kmax) {
       AutoKScores scores;
       autoKCpu(in, kmin, kmax, requested.seed, scores, *scratch_);
       return scores;
     });
-    const KmeansParams kp = schedule_.next(requested, warm, reinit, &autoK);
+    const KmeansParams kp = schedule_.next(requested, warm, reinit, autoK ? &*autoK : nullptr);
     const bool automatic = requested.k == 0;
     const SegmentView view = kmeansViewOf(element);
     uint8_t* labels = view == SegmentView::Colour ? nullptr : labels_.data();

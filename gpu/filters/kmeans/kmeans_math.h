@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cuda_runtime_api.h>  // __host__ __device__
+#include <vector_functions.h>  // make_uchar4
 #include <vector_types.h>      // float4
 
 #include <cmath>
@@ -99,6 +100,11 @@ __host__ __device__ inline float shiftSquared(float oldR, float oldG, float oldB
 __host__ __device__ inline uint8_t centreByte(float c) {
   float v = fminf(fmaxf(roundf(c), 0.f), 255.f);  // fmaxf maps NaN to 0
   return static_cast<uint8_t>(v);
+}
+
+// A centre's output colour (r, g, b: centreByte each; alpha 0).
+__host__ __device__ inline uchar4 centreColour(const float* c) {
+  return make_uchar4(centreByte(c[0]), centreByte(c[1]), centreByte(c[2]), 0);
 }
 
 // Exact integer squared distance between two pixels' r, g, b (k-means++ weights, and a

@@ -179,13 +179,10 @@ __global__ void __launch_bounds__(kThreads)
     finalKernel(Frame f, RgbaView out, uint8_t* labels, SpatialWork* w) {
   __shared__ float4 rgb[KB];
   __shared__ float2 xy[KB];
-  __shared__ uint32_t colour[KB];
+  __shared__ uchar4 colour[KB];
   __shared__ ull warpCost[kThreads / 32];
   for (int j = threadIdx.x; j < KB; j += kThreads)
-    colour[j] = j < f.k ? uint32_t(km::centreByte(w->centre[j][0])) |
-                              uint32_t(km::centreByte(w->centre[j][1])) << 8 |
-                              uint32_t(km::centreByte(w->centre[j][2])) << 16
-                        : 0u;
+    colour[j] = j < f.k ? km::centreColour(w->centre[j]) : make_uchar4(0, 0, 0, 0);
   loadCoeffs<KB>(w, f.k, rgb, xy);
   const int lane = threadIdx.x % 32, warps = kThreads / 32;
   ull cost = 0;
@@ -194,8 +191,7 @@ __global__ void __launch_bounds__(kThreads)
     if (x >= f.in.width) continue;
     const uchar4 p = f.in.at(x, y);
     const int j = nearestSpatial<KB>(p, x, y, f.s, rgb, xy);
-    const uint32_t c = colour[j];
-    const uchar4 o = make_uchar4(uint8_t(c), uint8_t(c >> 8), uint8_t(c >> 16), p.w);
+    const uchar4 o = make_uchar4(colour[j].x, colour[j].y, colour[j].z, p.w);
     cost += km::pixelDistance2(p, o);
     out.at(x, y) = o;
     if (labels) labels[size_t(y) * size_t(f.in.width) + size_t(x)] = uint8_t(j);

@@ -138,9 +138,7 @@ void kmeansSpatialCpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansSta
   }
 
   uchar4 colours[kMaxClusters];
-  for (int j = 0; j < k; ++j)
-    colours[j] = make_uchar4(km::centreByte(centres[j][0]), km::centreByte(centres[j][1]),
-                             km::centreByte(centres[j][2]), 0);
+  for (int j = 0; j < k; ++j) colours[j] = km::centreColour(centres[j]);
   const Centres last(centres, k, s);
   uint64_t cost = 0;
 #pragma omp parallel for schedule(static) reduction(+ : cost)

@@ -1,4 +1,4 @@
-// vidproc: real-time K-means colour segmentation and box blur of video on CUDA.
+// vidproc: real-time video filters on CUDA for files, webcams and live streams.
 // Parses options, picks headless or window mode, runs, prints the summary.
 #include "app/player/headless_player.h"
 #include "app/options.h"
@@ -72,6 +72,10 @@ int main(int argc, char** argv) {
       vp::selectCudaDevice(options.gpu);  // the pipeline's device; the decoder uses the same one
     exitCode = run(options, signals, stats);
   } catch (const std::exception& e) {
+    if (signals.stopRequested()) {  // Ctrl-C while opening (a stream that has not sent yet)
+      std::fprintf(stderr, "vidproc: interrupted\n");
+      return vp::kExitInterrupted;
+    }
     std::fprintf(stderr, "vidproc: %s\n", e.what());
     return vp::kExitError;
   }

@@ -10,6 +10,7 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -60,7 +61,8 @@ struct EnumStrings {
   // Which of --vf / --mode the command line itself gave: it wins over the config's other.
   bool cliVf = false, cliMode = false;
   bool vfGiven = false;  // --vf was given at all (an empty value is the empty chain)
-  bool noWarm = false, noVsync = false, noSync = false, noProgress = false, noAutorotate = false;
+  bool noWarm = false, noVsync = false, noSync = false, noProgress = false, noAutorotate = false, noHud = false;
+  std::string latency = "auto", geometry;
 };
 
 std::string filterNameList() { return filterNames(", ") + ", none"; }
@@ -77,7 +79,13 @@ void buildCli(CLI::App& app, Options& o, EnumStrings& e) {
   app.add_option("--framerate", o.framerate, "Capture frame rate (devices)");
   app.add_option("--input-pixfmt", o.inputPixfmt, "Capture pixel format: mjpeg, yuyv422, ... (devices)");
   app.add_flag("--list-devices", o.listDevices, "List capture devices and their formats, then exit");
-  app.add_flag("--reconnect", o.reconnect, "Wait for an unplugged capture device to return");
+  app.add_flag("--reconnect", o.reconnect,
+               "Reopen a capture device that is unplugged, or a live stream that ends or stalls, when it returns");
+  app.add_option("--latency", e.latency,
+                 "low: live handling (short probe, newest frame shown at once, late frames dropped and counted); "
+                 "normal: buffered and paced like a file; auto: low for webcams and network streams "
+                 "(udp, rtp, rtsp, srt, rtmp, tcp, .sdp, live HLS)")
+      ->check(CLI::IsMember({"auto", "low", "normal"}));
   app.add_flag("--loop", o.loop, "Restart the input at its end (files)");
   app.add_flag("--no-autorotate", e.noAutorotate, "Keep frames as stored, ignoring the display rotation");
   app.add_option("--frames", o.frames, "Stop after N processed frames (0 = all)")->check(CLI::NonNegativeNumber);
@@ -147,7 +155,15 @@ void buildCli(CLI::App& app, Options& o, EnumStrings& e) {
 
   app.add_flag("--no-vsync", e.noVsync, "Do not wait for the display's vertical sync");
   app.add_flag("--no-sync", e.noSync, "Present frames as fast as they come instead of by timestamp");
-  app.add_flag("--fullscreen", o.fullscreen, "Start in fullscreen");
+  app.add_flag("--fullscreen", o.fullscreen, "Start in fullscreen (the picture letterboxed; key f)");
+  app.add_option("--geometry", e.geometry,
+                 "Window size and place: WxH, WxH+X+Y or +X+Y in screen points (default: the video's size "
+                 "fitted to the screen, centred)")
+      ->check([](const std::string& v) {
+        WindowGeometry g;
+        return parseGeometry(v, g) ? std::string() : "expected WxH, WxH+X+Y or +X+Y, got '" + v + "'";
+      });
+  app.add_flag("--no-hud", e.noHud, "Start with the HUD hidden (key h shows it)");
   app.add_option("--screenshot-dir", o.screenshotDir, "Folder for screenshots (key s)");
 
   app.add_option("--synthetic", o.synthetic, "Benchmark: process WxH frames from memory (no decode), e.g. 1920x1080");
@@ -259,6 +275,9 @@ void finish(Options& o, const EnumStrings& e) {
   o.process.split = float(e.splitPercent) / 100.f;
   parseBackend(e.backend, o.backend);
   o.vsync = !e.noVsync;
+  o.hud = !e.noHud;
+  parseLatencyMode(e.latency, o.latency);
+  if (!e.geometry.empty()) parseGeometry(e.geometry, o.geometry);
   o.sync = !e.noSync;
   o.progress = !e.noProgress;
   o.autorotate = !e.noAutorotate;
@@ -309,7 +328,37 @@ void runCli(CLI::App& app, std::vector<std::string> args, Options& o, EnumString
   }
 }
 
+// A decimal 0..32767 at `text[i]`, advancing i; false when there is none.
+bool parseCoordinate(const std::string& text, size_t& i, int& out) {
+  const size_t start = i;
+  long value = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])) && i - start < 6)
+    value = value * 10 + (text[i++] - '0');
+  if (i == start || value > 32767) return false;
+  out = int(value);
+  return true;
+}
+
 }  // namespace
+
+bool parseGeometry(const std::string& text, WindowGeometry& out) {
+  WindowGeometry g;
+  size_t i = 0;
+  if (i < text.size() && text[i] != '+') {
+    if (!parseCoordinate(text, i, g.width) || i >= text.size() || (text[i] != 'x' && text[i] != 'X')) return false;
+    ++i;
+    if (!parseCoordinate(text, i, g.height) || g.width == 0 || g.height == 0) return false;
+  }
+  if (i < text.size()) {
+    if (text[i++] != '+' || !parseCoordinate(text, i, g.x) || i >= text.size() || text[i++] != '+' ||
+        !parseCoordinate(text, i, g.y))
+      return false;
+    g.placed = true;
+  }
+  if (i != text.size() || (g.width == 0 && !g.placed)) return false;
+  out = g;
+  return true;
+}
 
 void applyConfigText(const std::string& tomlText, Options& out) {
   CLI::App app;
@@ -324,7 +373,9 @@ void applyConfigText(const std::string& tomlText, Options& out) {
 }
 
 bool parseOptions(int argc, const char* const* argv, Options& out, int& exitCode) {
-  CLI::App app{"vidproc: real-time K-means colour segmentation and box blur of video on CUDA", "vidproc"};
+  CLI::App app{"vidproc: real-time video filters on CUDA (K-means and SLIC segmentation, box, Gaussian and median "
+               "blurs, Sobel edges) for files, webcams and live streams, with bit-exact CPU twins",
+               "vidproc"};
   EnumStrings e;
   buildCli(app, out, e);
   std::vector<std::string> args;

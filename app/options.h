@@ -24,6 +24,18 @@ enum ExitCode : int {
   kExitInterrupted = 130,  // SIGINT/SIGTERM (output still finalised)
 };
 
+// --geometry WxH[+X+Y] or +X+Y (mpv's and X11's spelling): the window's first size in
+// screen points and its top-left corner on the screen; what is not given is chosen (the
+// video's size, shrunk to fit the screen; centred).
+struct WindowGeometry {
+  int width = 0, height = 0;  // points; 0: not given
+  bool placed = false;        // x, y given
+  int x = 0, y = 0;           // points from the screen's top-left corner
+};
+// Parses `text` into `out`; false (out unchanged) when it is not of the forms above with
+// sizes 1..32767 and offsets 0..32767.
+bool parseGeometry(const std::string& text, WindowGeometry& out);
+
 struct Options {
   Options();  // the built-in defaults: the chain is one kmeans element, filterDefaults the registry's
 
@@ -35,7 +47,8 @@ struct Options {
   std::string framerate;      // device option framerate
   std::string inputPixfmt;    // device option input_format (mjpeg, yuyv422, ...)
   bool listDevices = false;
-  bool reconnect = false;     // wait for an unplugged device to return
+  bool reconnect = false;     // reopen an unplugged device, or a live stream that ends or stalls
+  LatencyMode latency = LatencyMode::Auto;  // --latency auto|low|normal (io/source.h)
   bool loop = false;
   bool autorotate = true;     // turn frames upright as the stream's display matrix says
   int64_t frames = 0;         // stop after this many processed frames; 0 = all
@@ -74,6 +87,8 @@ struct Options {
   bool vsync = true;
   bool sync = true;           // pace by timestamps (false: as fast as possible)
   bool fullscreen = false;
+  WindowGeometry geometry;    // --geometry
+  bool hud = true;            // --no-hud: start with the HUD hidden (key h shows it)
   std::string screenshotDir = ".";
   std::map<std::string, std::string> keys;  // key name -> command text (config [keys])
 

@@ -6,12 +6,19 @@
 #include "gpu/cuda/cuda_resources.h"
 #include "gpu/color/device_surface.h"
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 
 namespace vp {
+
+// The wall time frames are stamped with: steady_clock in microseconds (the players' clock).
+inline int64_t steadyMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 // Host memory for frames. The pipeline supplies pinned memory (cudaHostAlloc) so
 // uploads are asynchronous; tests and the CPU backend may use plain memory.
@@ -28,6 +35,10 @@ struct FrameInfo {
   int64_t durationUs = 0;     // nominal frame duration, microseconds (0 if unknown)
   int64_t index = 0;          // decode order index, from 0
   uint32_t serial = 0;        // bumped by seeks: frames of an older serial are stale
+  // When the demuxer returned the frame's packet, and when the decoder wrote the frame
+  // into the queue (steadyMicros; 0 unknown): the start of the frame's latency.
+  int64_t arrivalUs = 0;
+  int64_t decodedUs = 0;
   DeviceSurface device;       // present(): the pixels are this device surface (nvdec), not data()
   bool endOfStream = false;   // a marker entry: no pixels, the source is finished
 };

@@ -6,6 +6,7 @@
 #include "io/frame_queue.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -38,13 +39,33 @@ std::string hwdecCodecsError(std::string_view list);
 // Whether `codec` (FFmpeg's codec name, "h264") is in a valid `list`.
 bool hwdecCodecListed(std::string_view codec, std::string_view list);
 
+// --latency: how a source trades delay for smoothness. Low: live handling (no input
+// buffering, a short probe, slice-threaded decoding, the newest frame wins); Normal:
+// buffered like a file; Auto: Low for capture devices and live network streams
+// (liveStreamKind), Normal for the rest.
+enum class LatencyMode : uint8_t { Auto, Low, Normal };
+bool parseLatencyMode(std::string_view name, LatencyMode& out);  // "auto", "low", "normal"
+
+// The protocol of a live network stream ("udp", "rtp", "rtsp", "srt", "rtmp", "tcp",
+// "sdp" for an RTP session description file), or "" when `url` does not name one.
+// http(s) is not live by name: an HLS playlist without an end is found live once opened.
+std::string liveStreamKind(std::string_view url);
+
 struct SourceOptions {
   std::string url;                 // file path, device ("/dev/video0") or lavfi graph
   std::string format;              // forced input format ("v4l2", "lavfi"); empty = probe
   std::map<std::string, std::string> deviceOptions;  // e.g. video_size, framerate, input_format
   bool loop = false;               // restart at EOF (files only)
-  bool live = false;               // low latency: newest frame wins, shallow queue
-  bool reconnect = false;          // a capture device that goes away: wait for it, reopen, go on
+  LatencyMode latency = LatencyMode::Auto;  // see LatencyMode; SourceInfo::live says what was chosen
+  // A capture device that goes away, or a live network stream that ends, fails or stalls
+  // (no packet for stallTimeoutUs): wait for it, reopen, go on.
+  bool reconnect = false;
+  int64_t stallTimeoutUs = 3'000'000;  // --reconnect: a live network stream this long silent is reopened
+  // A live network stream that sends nothing for this long while opening fails (one line).
+  int64_t openTimeoutUs = 10'000'000;
+  // Polled while opening or reading blocks (libav's interrupt callback, before start() as
+  // well): true gives up, e.g. on SIGINT while a network stream has sent nothing yet.
+  std::function<bool()> cancel;
   int decoderThreads = 0;          // 0 = FFmpeg's choice (all cores)
   // The input's bytes, read from memory instead of opening `url` (which then only
   // names the input in messages and hints the container by its extension). A
@@ -82,6 +103,8 @@ struct SourceInfo {
   std::string surfaceFormat;  // layout the GPU converter reads: "nv12", "p010le", "yuv420p10le" ...
   std::string colorMatrix;    // matrix used and how it was chosen: "bt709", "bt601 (guessed: ...)"
   std::string hdr;            // "" for SDR, else e.g. "PQ (smpte2084), shown without tone mapping"
+  bool live = false;          // low-latency handling (LatencyMode), as decided at open
+  std::string liveReason;     // why: "udp stream", "capture device", "--latency low", "live HLS"
 };
 
 struct SourceStats {

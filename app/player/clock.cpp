@@ -1,13 +1,10 @@
 #include "app/player/clock.h"
 
-#include <chrono>
+#include "io/frame.h"
 
 namespace vp {
 
-int64_t steadyNowUs() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+int64_t steadyNowUs() { return steadyMicros(); }
 
 std::optional<int64_t> Clock::at(int64_t nowUs) const {
   if (!valid_) return std::nullopt;

@@ -26,6 +26,9 @@ class Display {
   virtual void render(const HudData& hud) = 0;
   // Milliseconds between the refreshes render() waits for; 0 when it does not wait.
   virtual double refreshMs() const = 0;
+  // The input's picture size once the source is open (0: not known yet): a window may
+  // take its size from it. Called once, before the first present().
+  virtual void fitVideo(int width, int height) { (void)width, (void)height; }
 };
 
 }  // namespace vp

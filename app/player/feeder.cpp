@@ -29,7 +29,7 @@ bool Feeder::feed(const ProcessParams& params) {
     queue_.pop();
     return true;
   }
-  if (late_ && queue_.size() > 1 && late_(f->info.ptsUs)) {
+  if ((newestOnly_ || (late_ && late_(f->info.ptsUs))) && queue_.size() > 1) {
     queue_.pop();
     ++skipped_;
     return true;
@@ -40,8 +40,14 @@ bool Feeder::feed(const ProcessParams& params) {
   in.color = f->info.color;
   in.ptsUs = f->info.ptsUs;
   in.device = f->info.device;
+  const int64_t submittedUs = steadyMicros();
   if (auto ticket = processor_.submit(in, params)) {
     if (serials_.empty() || serials_.back().second != f->info.serial) serials_.emplace_back(*ticket, f->info.serial);
+    FrameTrip trip;
+    trip.arrivalUs = f->info.arrivalUs;
+    trip.decodedUs = f->info.decodedUs;
+    trip.submittedUs = submittedUs;
+    trips_.emplace_back(*ticket, trip);
     pending_ = ticket;
     lastTicket_ = *ticket;
     ++framesIn_;
@@ -53,6 +59,14 @@ bool Feeder::feed(const ProcessParams& params) {
 uint32_t Feeder::serialOf(uint64_t ticket) {
   while (serials_.size() > 1 && serials_[1].first <= ticket) serials_.pop_front();
   return serials_.empty() ? 0 : serials_.front().second;
+}
+
+FrameTrip Feeder::takeTrip(uint64_t ticket) {
+  while (!trips_.empty() && trips_.front().first < ticket) trips_.pop_front();
+  if (trips_.empty() || trips_.front().first != ticket) return {};
+  const FrameTrip trip = trips_.front().second;
+  trips_.pop_front();
+  return trip;
 }
 
 void Feeder::waitForWork() {

@@ -2,6 +2,7 @@
 // at a time, never blocking longer than asked. Part of the session (session.h).
 #pragma once
 
+#include "app/player/latency.h"
 #include "gpu/processor.h"
 #include "io/frame_queue.h"
 #include "io/source.h"
@@ -36,6 +37,9 @@ class Feeder {
   // drops frames instead of holding the demuxer (and the sound) back. Counted in skipped().
   void setLateCheck(std::function<bool(int64_t ptsUs)> late) { late_ = std::move(late); }
   int64_t skipped() const { return skipped_; }
+  // Live in the window: when a newer decoded frame waits behind the oldest, the oldest is
+  // skipped (counted in skipped()), so a frame never waits behind another for a slot.
+  void setNewestOnly(bool on) { newestOnly_ = on; }
 
   int64_t framesIn() const { return framesIn_; }
   // The ticket of the last frame submitted (0: none yet); frames submitted later carry
@@ -44,6 +48,9 @@ class Feeder {
   // The seek serial of the frame submitted as `ticket`; asked in ticket order (outputs
   // come out in order), so older records are let go.
   uint32_t serialOf(uint64_t ticket);
+  // The trip so far (arrival, decoded, submitted) of the frame submitted as `ticket`;
+  // asked once per output, in ticket order (older records are let go).
+  FrameTrip takeTrip(uint64_t ticket);
 
  private:
   Source& source_;
@@ -56,7 +63,9 @@ class Feeder {
   uint64_t lastTicket_ = 0;
   int64_t skipped_ = 0;
   std::function<bool(int64_t)> late_;
+  bool newestOnly_ = false;
   std::deque<std::pair<uint64_t, uint32_t>> serials_;  // first ticket of each serial submitted
+  std::deque<std::pair<uint64_t, FrameTrip>> trips_;  // per ticket in flight
 };
 
 }  // namespace vp

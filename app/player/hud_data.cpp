@@ -38,6 +38,7 @@ std::vector<const StageStats*> HudData::timingRows() const {
   std::vector<const StageStats*> rows = {&stage(Stage::Upload), &stage(Stage::Convert)};
   for (const StageStats& e : elements) rows.push_back(&e);
   for (Stage s : {Stage::Download, Stage::Present, Stage::Encode}) rows.push_back(&stage(s));
+  rows.push_back(&latency);
   return rows;
 }
 
@@ -57,6 +58,7 @@ void StageStats::record(float ms) {
 
 HudData::HudData() {
   for (int i = 0; i < kStageCount; ++i) stages[size_t(i)].name = std::string(stageName(static_cast<Stage>(i)));
+  latency.name = "latency";
 }
 
 std::string formatClock(double seconds) {

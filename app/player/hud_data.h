@@ -61,9 +61,14 @@ struct HudData {
   int queueCapacity = 0;          // frames the slot queue holds
   std::array<StageStats, kStageCount> stages;  // indexed by Stage; rows appear once a stage has run
   std::vector<StageStats> elements;  // one per chain element that has run, by label ("kmeans#2")
+  // Arrival -> shown per frame shown (app/player/latency.h), and its run percentiles.
+  StageStats latency;
+  float latencyP50Ms = 0.f, latencyP99Ms = 0.f;
+  bool live = false;  // low-latency handling of a live input
   // The chain's element rows, found or added by label (UI path: adding allocates once).
   StageStats& element(const std::string& label);
-  // The timing rows in pipeline order: upload, convert, the elements, download, present, encode.
+  // The timing rows in pipeline order: upload, convert, the elements, download, present,
+  // encode, and last the latency (arrival -> shown).
   std::vector<const StageStats*> timingRows() const;
 
   // Processing: one line per element of the chain, and the compare view.

@@ -2,6 +2,7 @@
 
 #include "app/player/audio_playback.h"
 #include "app/player/session.h"
+#include "app/player/stats.h"
 
 #include <algorithm>
 #include <chrono>
@@ -68,7 +69,15 @@ struct WindowLoop {
   HudData hud;
   RateMeter shown, processed, decoded;  // frames drawn, out of the pipeline, out of the decoder
   int64_t lastDecoded = 0;
-  bool fresh = false;  // a frame was presented since the last render
+  bool fresh = false;  // a frame was presented since the last render (display rate)
+  bool unshown = false;  // ... and is not on screen yet (latency: counted after the swap)
+
+  // After render(): the frame presented before it is on screen; its latency is counted.
+  void shownNow() {
+    if (!std::exchange(unshown, false)) return;
+    const double ms = session.frameShown(steadyNowUs());
+    if (ms >= 0) hud.latency.record(float(ms));
+  }
 
   // Polls one finished frame and shows, drops or keeps it. True if it did anything.
   bool showNext() {
@@ -85,6 +94,7 @@ struct WindowLoop {
       hud.stage(Stage::Present).record(presentMs);
       session.stats().stages[size_t(Stage::Present)].add(presentMs);
       fresh = true;
+      unshown = true;
     }
     session.release();
     processed.tick();
@@ -128,6 +138,10 @@ struct WindowLoop {
     hud.queueFill = session.queue().size();
     hud.droppedLate = uint64_t(session.stats().droppedLate);
     hud.droppedQueueFull = uint64_t(session.queue().dropped());
+    const TimeStats& latency = session.stats().latencyMs;
+    hud.latencyP50Ms = float(latency.percentileMs(0.5));
+    hud.latencyP99Ms = float(latency.percentileMs(0.99));
+    hud.live = session.live();
     const SourceInfo input = session.source().info();
     hud.pixelFormat = input.pixelFormat;
     hud.decodePath = input.decodePath, hud.surface = input.surfaceFormat;
@@ -160,7 +174,7 @@ int runInteractive(const Options& o, Display& display, const SignalWatcher& sign
   Session session(o, signals, stats, Session::Role::Window);
   session.enableAudio(audio);
   session.setWindowCommands([&display](const Command& c) { return display.applyWindowCommand(c); });
-  WindowLoop w{display, session, {}, {}, {}, {}, 0, false};
+  WindowLoop w{display, session, {}, {}, {}, {}, 0, false, false};
   const SourceInfo& info = session.sourceInfo();
   w.hud.backend = stats.backend;
   w.hud.gpuName = stats.backend == "cuda" ? stats.device : "";
@@ -169,6 +183,7 @@ int runInteractive(const Options& o, Display& display, const SignalWatcher& sign
   w.hud.durationS = double(info.durationUs) * 1e-6;
   w.hud.queueCapacity = session.queue().capacity();
   if (!session.audio() && !stats.audio.empty()) w.hud.audio = stats.audio;  // why there is no sound
+  display.fitVideo(info.width, info.height);
   session.start();
 
   int64_t lastRenderUs = steadyNowUs();
@@ -185,7 +200,9 @@ int runInteractive(const Options& o, Display& display, const SignalWatcher& sign
       bool step = session.feed();
       step |= w.showNext();
       progressed |= step;
-      if (session.finished() || session.stopRequested() || refreshMs <= 0) break;
+      // Live: a new frame goes to the screen at once; a display with vsync then waits in
+      // render() for its next refresh, the earliest the frame can be seen anyway.
+      if (session.finished() || session.stopRequested() || refreshMs <= 0 || (w.unshown && session.live())) break;
       const int64_t left = deadlineUs - steadyNowUs();
       if (left <= 0) break;
       if (!step) std::this_thread::sleep_for(std::chrono::microseconds(std::min<int64_t>(left, 1000)));
@@ -194,6 +211,7 @@ int runInteractive(const Options& o, Display& display, const SignalWatcher& sign
     w.fillHud();
     display.render(w.hud);
     lastRenderUs = steadyNowUs();
+    w.shownNow();
     if (!progressed && refreshMs <= 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return session.finish(session.interrupted() ? kExitInterrupted : kExitOk);

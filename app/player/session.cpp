@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 namespace vp {
 namespace {
@@ -45,14 +46,20 @@ Session::Session(const Options& o, const SignalWatcher& signals, RunStats& stats
   const bool fileAudio = !o.output.empty() && role == Role::Headless && !o.noAudio && o.audioCodec != "none";
   sourceOptions.audio = fileAudio || (role == Role::Window && !o.noAudio && o.sync);
   sourceOptions.audioTrack = o.audioTrack;
-  // Live in the window: the newest frame wins (shallow, drop-oldest queue), no pacing.
-  const bool shallow = sourceOptions.live && role == Role::Window;
-  if (shallow) pacer_ = FramePacer(false);
-  queue_ = std::make_unique<FrameQueue>(shallow ? 2 : o.streams + 3, frameAllocator(*processor_),
-                                        sourceOptions.live);
+  sourceOptions.cancel = [&signals] { return signals.stopRequested(); };  // Ctrl-C while a stream is silent
   source_ = openSource(sourceOptions);
   info_ = source_->info();
+  // Live (the source decides: --latency): a drop-oldest queue, shallow in the window, where
+  // the newest frame is shown at once, unpaced; headless writes every frame it can.
+  const bool shallow = info_.live && role == Role::Window;
+  if (shallow) pacer_ = FramePacer(false);
+  queue_ = std::make_unique<FrameQueue>(shallow ? 2 : o.streams + 3, frameAllocator(*processor_), info_.live);
   feeder_ = std::make_unique<Feeder>(*source_, *queue_, *processor_);
+  feeder_->setNewestOnly(shallow);
+  if (info_.live)
+    spdlog::info("live input ({}): low latency: short probe, {}; --latency normal buffers it", info_.liveReason,
+                 shallow ? "the newest frame shown at once, older ones dropped and counted"
+                         : "frames dropped and counted only when the queue is full");
   params_ = o.process;
   editor_.start(params_.chain);
 
@@ -60,6 +67,7 @@ Session::Session(const Options& o, const SignalWatcher& signals, RunStats& stats
   stats_.backend = processor_->backendName();
   stats_.device = processor_->deviceName();
   stats_.queueCapacity = queue_->capacity();
+  stats_.live = info_.live;
   spdlog::info("{}: {}x{} {} {} {:.3g} fps; {} on {}", stats_.input, info_.width, info_.height, info_.codec,
                info_.pixelFormat, info_.fps, stats_.backend, stats_.device);
   if (!o.output.empty()) {
@@ -275,6 +283,11 @@ bool Session::feed() {
 const OutputFrame* Session::poll() {
   for (;;) {
     const OutputFrame* out = processor_->poll(false);
+    if (out && out->ticket != tripTicket_) {  // a new output: its trip so far
+      trip_ = feeder_->takeTrip(out->ticket);
+      trip_.processedUs = steadyNowUs();
+      tripTicket_ = out->ticket;
+    }
     if (!out || discard_ == 0) return out;
     --discard_;  // processed before the seek: not shown
     processor_->release();
@@ -282,6 +295,7 @@ const OutputFrame* Session::poll() {
 }
 
 PaceDecision Session::pace(const OutputFrame& out, int64_t nowUs) {
+  trip_.presentedUs = nowUs;  // overwritten until the frame is presented
   if (role_ == Role::Headless) return PaceDecision::Present;
   if (paused_ && steps_ == 0) return PaceDecision::Wait;
   // Dropping a late frame only helps when a newer one is already there to show.
@@ -308,9 +322,17 @@ void Session::measureAvDiff(const OutputFrame& out, int64_t nowUs) {
 }
 
 void Session::consume(const OutputFrame& out) {
+  if (role_ == Role::Headless && trip_.presentedUs == 0) trip_.presentedUs = steadyNowUs();  // consumed unpaced
   if (file_) {
     const RgbPicture picture = savedPicture(out);
     if (picture.rgb) stats_.stages[size_t(Stage::Encode)].add(file_->write(picture, out.ptsUs, feeder_->serialOf(out.ticket)));
+  }
+  if (role_ == Role::Headless) {
+    LatencySample sample;
+    stats_.addLatency(trip_, steadyNowUs(), sample);  // written (or, without -o, done)
+  } else {
+    shownTrip_ = trip_;  // counted once the swap shows it (frameShown)
+    shownPending_ = true;
   }
   if (!pendingShots_.empty()) savePendingScreenshots(out);
   if (role_ == Role::Window) {  // kept for screenshots of the frame shown
@@ -328,6 +350,12 @@ void Session::consume(const OutputFrame& out) {
 }
 
 void Session::release() { processor_->release(); }
+
+double Session::frameShown(int64_t nowUs) {
+  if (!std::exchange(shownPending_, false)) return -1;
+  LatencySample sample;
+  return stats_.addLatency(shownTrip_, nowUs, sample) ? sample.totalMs : -1;
+}
 
 bool Session::finished() const { return feeder_->finished() && discard_ == 0; }
 

@@ -85,6 +85,9 @@ class Session {
   // The frame has been used: written to the file, kept for screenshots, counted.
   void consume(const OutputFrame& frame);
   void release();  // ends the use of the frame poll() returned
+  // Window: the frame consumed last is on screen now (after the buffer swap): its latency
+  // is counted. Returns it in ms, or a negative value when there was none to count.
+  double frameShown(int64_t nowUs);
   // True when the input has ended (or --frames is reached) and nothing is in flight.
   bool finished() const;
   // Headless: blocks briefly for progress (a command when paused, else the pipeline).
@@ -96,6 +99,7 @@ class Session {
   // ---- state, for the display
   const ProcessParams& params() const { return params_; }
   bool paused() const { return paused_; }
+  bool live() const { return info_.live; }  // low-latency handling: show each frame at once
   int64_t positionUs() const { return positionUs_; }
   const SourceInfo& sourceInfo() const { return info_; }
   const Source& source() const { return *source_; }
@@ -165,6 +169,12 @@ class Session {
   std::string status_;
   uint32_t statusSerial_ = 0;
   int64_t avDiffUs_ = 0;
+  // Latency: the trip of the output poll() returned (ticket tripTicket_), and in the window
+  // that of the frame consumed last, counted once it is shown.
+  FrameTrip trip_;
+  uint64_t tripTicket_ = 0;
+  FrameTrip shownTrip_;
+  bool shownPending_ = false;
   std::chrono::steady_clock::time_point started_;  // start(): the run's wall time counts from here
   double cpuStarted_ = 0;  // processCpuSeconds() at start(): the run's CPU time counts from here
 };

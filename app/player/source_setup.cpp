@@ -50,7 +50,7 @@ SourceOptions sourceOptionsFrom(const Options& o) {
   s.hwdecCodecs = o.hwdecCodecs;
   s.gpu = o.gpu;
   s.hwHeldFrames = o.streams + 5;  // the queue (streams + 3), the frame being written, one spare
-  s.live = s.format == "v4l2" || s.format == "video4linux2" || s.url.rfind("/dev/", 0) == 0;
+  s.latency = o.latency;
   return s;
 }
 

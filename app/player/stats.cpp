@@ -77,6 +77,13 @@ void RunStats::addFrame(const OutputFrame& f) {
   finalParams = f.params;
 }
 
+bool RunStats::addLatency(const FrameTrip& trip, int64_t shownUs, LatencySample& sample) {
+  if (!latencySample(trip, shownUs, sample)) return false;
+  latencyMs.add(sample.totalMs);
+  for (int i = 0; i < kLatencyPartCount; ++i) latencyParts[size_t(i)].add(sample.partMs[size_t(i)]);
+  return true;
+}
+
 std::string formatSummary(const RunStats& s) {
   std::string out;
   char line[256];
@@ -100,6 +107,20 @@ std::string formatSummary(const RunStats& s) {
     std::snprintf(line, sizeof line, "queue      depth mean %.2f, max %.0f of %d\n", s.queueDepth.meanMs(),
                   s.queueDepth.maxMs(), s.queueCapacity);
     out += line;
+  }
+  if (s.latencyMs.count()) {
+    std::snprintf(line, sizeof line, "latency    p50 %.1f ms, p95 %.1f, p99 %.1f, max %.1f over %lld frames (arrival -> %s%s)\n",
+                  s.latencyMs.percentileMs(0.5), s.latencyMs.percentileMs(0.95), s.latencyMs.percentileMs(0.99),
+                  s.latencyMs.maxMs(), (long long)s.latencyMs.count(), s.stages[size_t(Stage::Present)].count() ? "shown" : "written",
+                  s.live ? ", live" : "");
+    out += line;
+    out += "           mean ms:";
+    for (int i = 0; i < kLatencyPartCount; ++i) {
+      std::snprintf(line, sizeof line, " %s %.2f", std::string(latencyPartName(LatencyPart(i))).c_str(),
+                    s.latencyParts[size_t(i)].meanMs());
+      out += line;
+    }
+    out += "\n";
   }
   if (s.controlCommands || s.controlRejected) {
     std::snprintf(line, sizeof line, "control    %lld commands, %lld ignored\n", (long long)s.controlCommands,
@@ -176,6 +197,20 @@ std::string statsJson(const RunStats& s) {
   for (int i = 0; i < kStageCount; ++i)
     if (s.stages[size_t(i)].count()) stages[std::string(stageName(Stage(i)))] = timeJson(s.stages[size_t(i)]);
   j["stages_ms"] = stages;
+  if (s.latencyMs.count()) {
+    // Arrival (the demuxer returned the packet) -> shown (window, after the swap) or written.
+    nlohmann::json latency = timeJson(s.latencyMs);
+    latency["p95_ms"] = s.latencyMs.percentileMs(0.95);
+    latency["live"] = s.live;
+    nlohmann::json parts = nlohmann::json::object();
+    for (int i = 0; i < kLatencyPartCount; ++i) {
+      nlohmann::json part = timeJson(s.latencyParts[size_t(i)]);
+      part["p95_ms"] = s.latencyParts[size_t(i)].percentileMs(0.95);
+      parts[std::string(latencyPartName(LatencyPart(i)))] = part;
+    }
+    latency["breakdown_ms"] = parts;
+    j["latency"] = latency;
+  }
   // The chain in force at the end, each element with its options and, when it ran, its
   // times and metrics over the run (summed by label: "kmeans#2" is whatever held place 2
   // as a kmeans).

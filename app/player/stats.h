@@ -2,6 +2,7 @@
 // table at the end of a headless run and written as JSON (--stats-json).
 #pragma once
 
+#include "app/player/latency.h"
 #include "gpu/processor.h"
 
 #include <array>
@@ -54,6 +55,10 @@ struct RunStats {
   double wallSeconds = 0;
   std::array<TimeStats, kStageCount> stages;  // indexed by Stage (gpu/processor.h)
   std::vector<ElementStats> elements;  // the chain's elements that ran, by label, in the order first seen
+  // Arrival -> shown (window) or written (headless) per frame, and its parts (app/player/latency.h).
+  TimeStats latencyMs;
+  std::array<TimeStats, kLatencyPartCount> latencyParts;  // indexed by LatencyPart
+  bool live = false;            // the input ran with low-latency handling (--latency)
   TimeStats queueDepth;         // decoded frames waiting, sampled at each processed frame (plain numbers)
   int queueCapacity = 0;        // frames the decode queue holds
   int64_t controlCommands = 0;  // --control: commands received
@@ -71,6 +76,9 @@ struct RunStats {
 
   // Adds one processed frame's stage and element times and metrics.
   void addFrame(const OutputFrame& frame);
+  // Adds the latency of a frame shown or written at shownUs; false (nothing added) when
+  // its arrival is not known. `sample` gets the figures.
+  bool addLatency(const FrameTrip& trip, int64_t shownUs, LatencySample& sample);
   const ElementStats* element(std::string_view label) const;
   double fps() const { return wallSeconds > 0 ? double(framesProcessed) / wallSeconds : 0; }
   // CPU milliseconds per processed frame (0 before any frame).

@@ -96,6 +96,9 @@ void Hud::drawOverlay(const HudData& d, const KeyMap& keys, bool showStatus) {
     }
     ImGui::EndTable();
   }
+  if (d.latency.historyMs.size() > 0)
+    ImGui::Text("latency p50 %.1f  p99 %.1f ms  (packet -> screen%s)", d.latencyP50Ms, d.latencyP99Ms,
+                d.live ? ", live" : "");
   ImGui::Separator();
 
   ImGui::Text("input %dx%d %s %s @ %.2f fps", d.inputWidth, d.inputHeight,

@@ -14,6 +14,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "app/ui/gl_video.h"
 
@@ -50,9 +51,9 @@ SdlWindowPtr createWindow(const WindowOptions& o) {
   SDL_GL_SetAttribute(SDL_GL_STENCIL_SIZE, 0);
   Uint32 flags = SDL_WINDOW_OPENGL | SDL_WINDOW_RESIZABLE;
   if (o.hidpi) flags |= SDL_WINDOW_ALLOW_HIGHDPI;
-  if (o.fullscreen) flags |= SDL_WINDOW_FULLSCREEN_DESKTOP;
-  SDL_Window* w = SDL_CreateWindow(o.title.c_str(), SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, o.width,
-                                   o.height, flags);
+  if (o.showOnFit) flags |= SDL_WINDOW_HIDDEN;
+  const int x = o.placed ? o.x : int(SDL_WINDOWPOS_CENTERED), y = o.placed ? o.y : int(SDL_WINDOWPOS_CENTERED);
+  SDL_Window* w = SDL_CreateWindow(o.title.c_str(), x, y, o.width, o.height, flags);
   if (w == nullptr) throwSdl("SDL_CreateWindow (OpenGL 3.3 core)");
   return SdlWindowPtr(w);
 }
@@ -157,8 +158,10 @@ struct Window::Impl {
       : window(createWindow(options)),
         gl(window.get()),
         imgui(window.get(), gl.context),
-        keys(std::move(keyMap)) {
+        keys(std::move(keyMap)),
+        options(options) {
     vsync = setSwapInterval(options.vsync);
+    hud.visible = options.hud;
   }
 
   SdlVideo sdl;
@@ -168,6 +171,10 @@ struct Window::Impl {
   GlVideo video;
   Hud hud;
   KeyMap keys;
+  WindowOptions options;  // as opened (fitVideo)
+  bool fitted = false;    // fitVideo() has run
+  bool isFullscreen = false;  // setFullscreen(true) is in force
+  SDL_Rect windowed{};      // the window's place and size before fullscreen (points)
   HudData emptyHud;    // drawn by render() without data
   const Command quit = commandFrom("quit");              // a window close
   const Command fullscreen = commandFrom("fullscreen");  // a double-click
@@ -197,6 +204,7 @@ struct Window::Impl {
 
 Window::Window(const WindowOptions& options, KeyMap keys)
     : impl_(std::make_unique<Impl>(options, std::move(keys))) {
+  if (options.fullscreen && !options.showOnFit) setFullscreen(true);
   spdlog::info("window: {}x{} drawable, GL {}, vsync {}", drawableWidth(), drawableHeight(), glDescription(),
                impl_->vsync ? "on" : "off");
 }
@@ -312,15 +320,54 @@ void Window::readPixels(std::vector<uint8_t>& rgba, int& width, int& height) con
 
 void Window::swap() { SDL_GL_SwapWindow(impl_->window.get()); }
 
-void Window::setFullscreen(bool on) {
-  if (SDL_SetWindowFullscreen(impl_->window.get(), on ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0) != 0) {
-    spdlog::warn("window: fullscreen {} refused: {}", on ? "on" : "off", SDL_GetError());
+void Window::fitVideo(int videoWidth, int videoHeight) {
+  if (std::exchange(impl_->fitted, true)) return;
+  SDL_Window* w = impl_->window.get();
+  const WindowOptions& o = impl_->options;
+  if (!o.sized && videoWidth > 0 && videoHeight > 0) {
+    double scale = std::max(1, std::min(640 / videoWidth, 360 / videoHeight));  // small videos: whole steps up
+    SDL_Rect usable{};
+    const int display = std::max(0, SDL_GetWindowDisplayIndex(w));
+    if (SDL_GetDisplayUsableBounds(display, &usable) == 0 && usable.w > 0 && usable.h > 0)
+      scale = std::min({scale, double(usable.w) / videoWidth, double(usable.h) / videoHeight});
+    SDL_SetWindowSize(w, std::max(1, int(videoWidth * scale)), std::max(1, int(videoHeight * scale)));
   }
+  if (!o.placed) SDL_SetWindowPosition(w, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED);
+  SDL_ShowWindow(w);
+  if (o.fullscreen) setFullscreen(true);  // leaving it returns to the size above
 }
 
-bool Window::fullscreen() const {
-  return (SDL_GetWindowFlags(impl_->window.get()) & SDL_WINDOW_FULLSCREEN) != 0;
+// Fullscreen is a borderless window covering its display, asked of the window manager as
+// well (SDL's desktop fullscreen). Without a window manager (a kiosk, Xvfb) nobody acts on
+// that request, and SDL alone would leave the window where it was while believing it
+// fullscreen: the explicit geometry makes the result the same with or without one.
+void Window::setFullscreen(bool on) {
+  Impl& m = *impl_;
+  SDL_Window* w = m.window.get();
+  if (on == m.isFullscreen) return;
+  if (on) {
+    SDL_GetWindowPosition(w, &m.windowed.x, &m.windowed.y);
+    SDL_GetWindowSize(w, &m.windowed.w, &m.windowed.h);
+    SDL_Rect screen{};
+    if (SDL_GetDisplayBounds(std::max(0, SDL_GetWindowDisplayIndex(w)), &screen) != 0) {
+      spdlog::warn("window: fullscreen refused: {}", SDL_GetError());
+      return;
+    }
+    SDL_SetWindowBordered(w, SDL_FALSE);
+    SDL_SetWindowPosition(w, screen.x, screen.y);
+    SDL_SetWindowSize(w, screen.w, screen.h);
+    if (SDL_SetWindowFullscreen(w, SDL_WINDOW_FULLSCREEN_DESKTOP) != 0)
+      spdlog::debug("window: desktop fullscreen refused ({}); a borderless window covers the screen", SDL_GetError());
+  } else {
+    SDL_SetWindowFullscreen(w, 0);
+    SDL_SetWindowBordered(w, SDL_TRUE);
+    SDL_SetWindowSize(w, m.windowed.w, m.windowed.h);
+    SDL_SetWindowPosition(w, m.windowed.x, m.windowed.y);
+  }
+  m.isFullscreen = on;
 }
+
+bool Window::fullscreen() const { return impl_->isFullscreen; }
 
 void Window::setTitle(const std::string& title) { SDL_SetWindowTitle(impl_->window.get(), title.c_str()); }
 

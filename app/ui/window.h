@@ -24,6 +24,12 @@ struct WindowOptions {
   std::string title;        // UTF-8, e.g. "vidproc — input.mp4"
   int width = 1280;         // window size in screen coordinates (points)
   int height = 720;         // window size in screen coordinates (points)
+  bool sized = false;       // width x height were asked for: fitVideo() keeps them
+  bool placed = false;      // open with the top-left corner at x, y (points), not centred
+  int x = 0, y = 0;
+  // Open hidden, to be shown by fitVideo() at the video's size (no flash of a wrong size).
+  bool showOnFit = false;
+  bool hud = true;          // the HUD starts visible
   bool fullscreen = false;  // start fullscreen (desktop resolution)
   bool vsync = true;        // swap on vertical blank; refused quietly where unsupported
   bool hidpi = true;        // full-resolution drawable on HiDPI screens
@@ -58,6 +64,11 @@ class Window {
   // The drawable's pixels as tightly packed RGBA8, top row first.
   void readPixels(std::vector<uint8_t>& rgba, int& width, int& height) const;
   void swap();
+
+  // Once the video's size is known (0: unknown): unless WindowOptions gave a size, the
+  // window takes the video's, enlarged by a whole factor while under 640x360 and shrunk to
+  // fit the screen's usable area; centred unless placed; then shown.
+  void fitVideo(int videoWidth, int videoHeight);
 
   void setFullscreen(bool on);
   bool fullscreen() const;

@@ -26,6 +26,7 @@ class WindowDisplay final : public Display {
   }
   void render(const HudData& hud) override { window_.render(hud); }
   double refreshMs() const override { return window_.vsync() ? 1e3 / window_.refreshHz() : 0.0; }
+  void fitVideo(int width, int height) override { window_.fitVideo(width, height); }
 
  private:
   Window window_;
@@ -45,6 +46,14 @@ int runWindowPlayer(const Options& o, const SignalWatcher& signals, RunStats& st
   wo.title = "vidproc — " + inputDisplayName(o);
   wo.fullscreen = o.fullscreen;
   wo.vsync = o.vsync;
+  wo.hud = o.hud;
+  wo.showOnFit = true;
+  if (o.geometry.width > 0) {
+    wo.width = o.geometry.width, wo.height = o.geometry.height;
+    wo.sized = true;
+  }
+  wo.placed = o.geometry.placed;
+  wo.x = o.geometry.x, wo.y = o.geometry.y;
   KeyMap keys = keyMapFrom(o);  // config errors are not "no window"
   std::unique_ptr<WindowDisplay> display;
   try {

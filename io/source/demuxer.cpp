@@ -26,6 +26,11 @@ constexpr int kMaxConsecutiveReadErrors = 32;  // a file demuxer that keeps fail
 // How long the demuxer sleeps while the queues are full before looking again: the
 // consumers take packets without telling it (ffplay waits 10 ms too).
 constexpr std::chrono::milliseconds kFullWait{10};
+// Live network streams probe this much at most (ffplay's low-latency flags probe 32 bytes;
+// that leaves the picture size unknown until the first frame, this finds it on the first
+// keyframe).
+constexpr int64_t kLiveAnalyzeUs = 500'000;
+constexpr int64_t kLiveProbeBytes = 1 << 20;
 
 // Input formats that live in libavdevice/libavfilter, named for a clear error
 // in builds without them.
@@ -66,7 +71,8 @@ int displayRotation(const AVStream& st, const std::string& url) {
 
 }  // namespace
 
-Demuxer::Demuxer(const SourceOptions& options, SourceControl& control) : options_(options), control_(control) {
+Demuxer::Demuxer(const SourceOptions& options, SourceControl& control)
+    : options_(options), control_(control), openTimeoutUs_(options.openTimeoutUs) {
   av::initLibav();
   const bool haveDevices = registerInputDevices();
   std::string format = options_.format;
@@ -111,7 +117,33 @@ void Demuxer::checkPath(bool captureDevice) const {
   if (S_ISREG(st.st_mode) && st.st_size == 0) fail("file is empty");
 }
 
-int Demuxer::interrupted(void* self) { return static_cast<Demuxer*>(self)->control_.aborted() ? 1 : 0; }
+// libav's blocking calls poll this: stop, the caller's cancel (a signal before start), or a
+// live network stream silent past its deadline (open timeout, --reconnect's stall).
+int Demuxer::interrupted(void* self) {
+  Demuxer& d = *static_cast<Demuxer*>(self);
+  if (d.control_.aborted()) return 1;
+  if (d.opening_.load(std::memory_order_relaxed) && d.options_.cancel && d.options_.cancel()) return 1;
+  const int64_t deadline = d.deadlineUs_.load(std::memory_order_relaxed);
+  if (deadline == 0 || steadyMicros() < deadline) return 0;
+  d.timedOut_.store(true, std::memory_order_relaxed);
+  return 1;
+}
+
+// A new deadline clears timedOut_; clearing the deadline (0) keeps it for the caller to read.
+void Demuxer::setDeadline(int64_t fromNowUs) {
+  if (fromNowUs > 0) timedOut_.store(false, std::memory_order_relaxed);
+  deadlineUs_.store(fromNowUs > 0 ? steadyMicros() + fromNowUs : 0, std::memory_order_relaxed);
+}
+
+// --latency: whether this input gets live handling, and why (SourceInfo::liveReason).
+void Demuxer::decideLive(bool capture) {
+  liveReason_.clear();
+  if (options_.latency == LatencyMode::Low) liveReason_ = "--latency low";
+  else if (options_.latency == LatencyMode::Normal) liveReason_.clear();
+  else if (capture) liveReason_ = "capture device";
+  else if (!network_.empty()) liveReason_ = network_ + " stream";
+  live_ = !liveReason_.empty();
+}
 
 void Demuxer::openInput(const std::string& format) {
   const AVInputFormat* forced = nullptr;
@@ -119,7 +151,8 @@ void Demuxer::openInput(const std::string& format) {
     fail("unknown input format '" + format + "'");
   device_ = forced && forced->priv_class && AV_IS_INPUT_DEVICE(forced->priv_class->category);
   const bool capture = isCaptureFormat(forced);
-  live_ = options_.live || capture;
+  network_ = options_.memory ? "" : liveStreamKind(options_.url);
+  decideLive(capture);
 
   AVFormatContext* ctx = avformat_alloc_context();
   if (!ctx) throw std::bad_alloc();
@@ -133,11 +166,24 @@ void Demuxer::openInput(const std::string& format) {
   }
   AVDictionary* opts = nullptr;
   for (const auto& [key, value] : options_.deviceOptions) av_dict_set(&opts, key.c_str(), value.c_str(), 0);
+  if (live_ && !network_.empty()) {
+    // Probe briefly: stream parameters come with the first keyframe, and what the probe
+    // read is decoded at once and overtaken (the newest frame wins), not shown late.
+    ctx->max_analyze_duration = kLiveAnalyzeUs;
+    ctx->probesize = kLiveProbeBytes;
+    // A UDP receive buffer that overflows while the player is busy loses packets, not the stream.
+    if (network_ == "udp") av_dict_set(&opts, "overrun_nonfatal", "1", AV_DICT_DONT_OVERWRITE);
+  }
+  if (!network_.empty()) setDeadline(openTimeoutUs_);
+  opening_ = true;
   const int r = avformat_open_input(&ctx, options_.url.c_str(), forced, &opts);  // frees ctx on failure
-  for (const AVDictionaryEntry* e = nullptr; (e = av_dict_get(opts, "", e, AV_DICT_IGNORE_SUFFIX));)
+  opening_ = r >= 0;
+  for (const AVDictionaryEntry* e = nullptr; r >= 0 && (e = av_dict_get(opts, "", e, AV_DICT_IGNORE_SUFFIX));)
     spdlog::warn("'{}': option '{}' was not used", options_.url, e->key);
   av_dict_free(&opts);
   if (r < 0) {
+    setDeadline(0);
+    if (timedOut_.load()) fail(silenceText(openTimeoutUs_));
     if (capture && (r == AVERROR(ENOENT) || r == AVERROR(ENODEV) || r == AVERROR(ENXIO)))
       fail("no such capture device");
     if (capture && r == AVERROR(EBUSY)) fail("device busy (" + av::errorText(r) + ")");
@@ -149,7 +195,22 @@ void Demuxer::openInput(const std::string& format) {
   // A text file probes as the "tty" (ANSI art) demuxer; nobody means that unless forced.
   if (!forced && std::strcmp(fmt_->iformat->name, "tty") == 0) fail("not a video (a text file)");
   const int s = avformat_find_stream_info(fmt_.get(), nullptr);
-  if (s < 0) fail("cannot read stream information (" + av::errorText(s) + ")");
+  setDeadline(0);
+  opening_ = false;
+  if (s < 0) fail(timedOut_.load() ? silenceText(openTimeoutUs_)
+                                   : "cannot read stream information (" + av::errorText(s) + ")");
+  // An HLS playlist without an end is a live broadcast: no duration to seek in.
+  if (options_.latency == LatencyMode::Auto && !live_ && std::strcmp(fmt_->iformat->name, "hls") == 0 &&
+      fmt_->duration <= 0) {
+    liveReason_ = "live HLS";
+    live_ = true;
+  }
+}
+
+std::string Demuxer::silenceText(int64_t us) {
+  char text[64];
+  std::snprintf(text, sizeof text, "no data for %.3g s (is the stream being sent?)", double(us) * 1e-6);
+  return text;
 }
 
 // The best video stream that is not a cover picture; every other stream is discarded.
@@ -235,6 +296,8 @@ void Demuxer::publishInfo() {
     info.fps = videoStream_->fps;
     info.durationUs = s.durationUs;
     info.seekable = seekable_;
+    info.live = live_;
+    info.liveReason = liveReason_;
   });
   spdlog::debug("opened '{}': {} {} {}x{} {:.3f} fps, {} s, {}", options_.url, fmt_->iformat->name, s.codec, s.width,
                 s.height, videoStream_->fps, s.durationUs / 1e6, seekable_ ? "seekable" : "not seekable");
@@ -266,19 +329,27 @@ void Demuxer::run(VideoPacketQueue& video, AudioPacketSink* audio) {
 void Demuxer::readLoop() {
   av::PacketPtr packet = av::makePacket();
   int consecutiveErrors = 0;
+  // --reconnect on a live network stream: one that goes silent is reopened.
+  const bool watchStall = options_.reconnect && live_ && !network_.empty() && options_.stallTimeoutUs > 0;
   while (!control_.aborted()) {
     applySeek();
     if (queuesFull()) {
       if (!control_.waitForRoom(kFullWait)) return;  // the video thread has ended
       continue;
     }
+    if (watchStall) setDeadline(options_.stallTimeoutUs);
     const int r = av_read_frame(fmt_.get(), packet.get());
+    if (watchStall) setDeadline(0);
     if (r == AVERROR(EAGAIN)) {  // a non-blocking device with nothing yet
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
       continue;
     }
     if (r < 0) {
       if (control_.aborted()) return;
+      if (r == AVERROR_EOF && reconnectsAtEnd()) {
+        if (reconnect("stream ended")) continue;
+        return;  // stopped while waiting
+      }
       if (r != AVERROR_EOF && !readFailed(r, consecutiveErrors)) continue;
       if (control_.seekPending()) continue;  // the end of what a seek replaces
       if (landing_.reseekAtEnd()) {  // a seek landed past the last keyframe before its target
@@ -323,6 +394,7 @@ void Demuxer::route(AVPacket& packet) {
   noteOrigin(packet);
   if (!admitVideo(packet)) return;
   VideoPacket v;
+  v.arrivalUs = steadyMicros();
   v.packet.reset(av_packet_alloc());
   if (!v.packet) throw std::bad_alloc();
   av_packet_move_ref(v.packet.get(), &packet);
@@ -360,10 +432,10 @@ void Demuxer::passAudio(const AVPacket& packet) {
 // isolated damaged spot is counted and skipped.
 bool Demuxer::readFailed(int err, int& consecutiveErrors) {
   control_.countError();
-  if (device_) {
+  if (device_ || reconnectsAtEnd()) {
     const bool gone = err == AVERROR(ENODEV) || err == AVERROR(EIO) || err == AVERROR(ENXIO);
-    const std::string why = std::string(gone ? "device unplugged" : "device read failed") + " (" +
-                            av::errorText(err) + ")";
+    std::string why = std::string(gone ? "device unplugged" : "device read failed") + " (" + av::errorText(err) + ")";
+    if (!device_) why = timedOut_.load() ? silenceText(options_.stallTimeoutUs) : "stream failed (" + av::errorText(err) + ")";
     if (options_.reconnect) {
       if (reconnect(why)) return false;
       if (control_.aborted()) return true;
@@ -376,14 +448,23 @@ bool Demuxer::readFailed(int err, int& consecutiveErrors) {
   return stuck || ++consecutiveErrors >= kMaxConsecutiveReadErrors;
 }
 
-// --reconnect: the decoder drains what it holds, the lost device is closed and reopened
-// once a second until it opens (true; a decoder for the new stream follows) or the
+// A live network stream's end is a dropped connection: --reconnect reopens it.
+bool Demuxer::reconnectsAtEnd() const { return options_.reconnect && live_ && !network_.empty(); }
+
+// --reconnect: the decoder drains what it holds, the lost input is closed and reopened
+// (a device once a second; a network stream at once, each try waiting up to the stall
+// timeout for data) until it opens (true; a decoder for the new stream follows) or the
 // source is stopped (false).
 bool Demuxer::reconnect(const std::string& why) {
+  const bool network = !device_ && !network_.empty();
   spdlog::warn("'{}': {}; waiting for it to return (--reconnect)", options_.url, why);
   video_->push(VideoPacket::marker(VideoPacket::Kind::Drain, serial_));
   fmt_.reset();
-  while (control_.sleepFor(std::chrono::seconds(1))) {
+  // Each network try waits for data itself (the deadline); a failing one (refused at
+  // once) waits a little before the next.
+  openTimeoutUs_ = options_.stallTimeoutUs;
+  const auto pause = network ? std::chrono::milliseconds(100) : std::chrono::milliseconds(1000);
+  while (control_.sleepFor(pause)) {
     try {
       openInput(options_.format);
       selectVideo();
@@ -392,7 +473,7 @@ bool Demuxer::reconnect(const std::string& why) {
       fmt_.reset();
       continue;
     }
-    spdlog::info("'{}': device is back", options_.url);
+    spdlog::info("'{}': {} is back", options_.url, network ? "stream" : "device");
     VideoPacket p = VideoPacket::marker(VideoPacket::Kind::Stream, serial_);
     p.stream = videoStream_;
     video_->push(std::move(p));

@@ -23,6 +23,7 @@
 #include "io/source/source_control.h"
 #include "io/source/video_packet_queue.h"
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,7 +40,7 @@ class Demuxer {
   std::shared_ptr<const VideoStream> videoStream() const { return videoStream_; }
   const AudioTrackInfo& audioTrack() const { return audio_; }  // empty without one
   bool device() const { return device_; }  // capture device or lavfi: unseekable, software decoded
-  bool live() const { return live_; }      // options.live or a capture device: low latency
+  bool live() const { return live_; }      // low-latency handling (SourceOptions::latency)
   bool seekable() const { return seekable_; }
 
   // The demux thread, until stop(): `video` gets the video packets, `audio` (nullptr: none)
@@ -56,6 +57,10 @@ class Demuxer {
   void selectAudio();
   void publishInfo();
   static int interrupted(void* self);
+  void setDeadline(int64_t fromNowUs);  // 0: none
+  void decideLive(bool capture);
+  static std::string silenceText(int64_t us);
+  bool reconnectsAtEnd() const;
 
   // The read loop (demuxer.cpp).
   void readLoop();
@@ -81,6 +86,13 @@ class Demuxer {
   int stream_ = -1;      // index of the video stream in fmt_
   bool device_ = false;
   bool live_ = false;
+  std::string liveReason_;  // SourceInfo::liveReason
+  std::string network_;     // liveStreamKind(url): "udp", ...; "" for files, devices, lavfi
+  int64_t openTimeoutUs_ = 0;  // how long an open waits for a network stream's data
+  // The interrupt callback's state (it runs on whichever thread blocks in libav).
+  std::atomic<int64_t> deadlineUs_{0};  // steadyMicros() past which a blocking call gives up; 0: none
+  std::atomic<bool> timedOut_{false};   // the last give-up was the deadline's
+  std::atomic<bool> opening_{false};    // in avformat_open_input / find_stream_info: cancel applies
   bool seekable_ = false;
   std::shared_ptr<const VideoStream> videoStream_;
   AudioTrackInfo audio_;  // set by the constructor, then read-only

@@ -113,6 +113,9 @@ void VideoDecoder::run(VideoPacketQueue& packets, FrameQueue& frames) {
       switch (p.kind) {
         case VideoPacket::Kind::Data:
           originTs_ = p.originTs;
+          // Reordered with the packet's frame (frame threads and B-frames included):
+          // the frame's arrival time comes out in AVFrame::reordered_opaque.
+          dec_->reordered_opaque = p.arrivalUs;
           decodePacket(p.packet.get());
           break;
         case VideoPacket::Kind::End: endOfPass(); break;
@@ -263,6 +266,8 @@ void VideoDecoder::emitFrame(const AVFrame& f) {
   out->info.durationUs = durationUs;
   out->info.index = index_++;
   out->info.serial = frameSerial_;
+  out->info.arrivalUs = f.reordered_opaque;
+  out->info.decodedUs = steadyMicros();
   frames_->push();
   ++framesThisPass_;
   control_.countFrame();

@@ -51,6 +51,7 @@ struct VideoPacket {
   // The demuxer sets it (the audio needs it before any frame is decoded); frames are
   // timed from it.
   int64_t originTs = AV_NOPTS_VALUE;
+  int64_t arrivalUs = 0;  // Data: when av_read_frame returned it (steadyMicros), for latency
   std::shared_ptr<const VideoStream> stream;  // Stream only
 
   static VideoPacket marker(Kind kind, uint32_t serial, int64_t targetUs = 0) {

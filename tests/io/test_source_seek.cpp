@@ -223,7 +223,7 @@ TEST(Source, LiveInputsAreNotSeekable) {
   const std::string path = test::makeClip(dir.file("live.mkv"), ClipSpec{});
   SourceOptions o;
   o.url = path;
-  o.live = true;
+  o.latency = LatencyMode::Low;
   std::unique_ptr<Source> src = openSource(o);
   EXPECT_FALSE(src->info().seekable);
   EXPECT_FALSE(src->seek(0));

@@ -67,8 +67,9 @@ TEST(HudData, ElementRowsInPipelineOrder) {
   EXPECT_FLOAT_EQ(d.element("blur#1").lastMs, 3.f);
   std::vector<std::string> names;
   for (const StageStats* row : d.timingRows()) names.push_back(row->name);
+  // The latency (arrival -> shown) spans them all: the last row.
   EXPECT_EQ(names, (std::vector<std::string>{"upload", "convert", "blur#1", "kmeans#2", "download", "present",
-                                             "encode"}));
+                                             "encode", "latency"}));
 }
 
 TEST(FormatClock, MinutesAndHours) {

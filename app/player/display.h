@@ -27,8 +27,9 @@ class Display {
   // Milliseconds between the refreshes render() waits for; 0 when it does not wait.
   virtual double refreshMs() const = 0;
   // The input's picture size once the source is open (0: not known yet): a window may
-  // take its size from it. Called once, before the first present().
-  virtual void fitVideo(int width, int height) { (void)width, (void)height; }
+  // take its size from it; `live`: frames are to reach the screen as soon as they can (a
+  // display with vsync stops waiting for it). Called once, before the first present().
+  virtual void fitVideo(int width, int height, bool live) { (void)width, (void)height, (void)live; }
 };
 
 }  // namespace vp

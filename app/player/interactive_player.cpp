@@ -19,6 +19,8 @@ using SteadyClock = std::chrono::steady_clock;
 // Time left before render() for drawing and the texture upload, so the frame makes the
 // refresh it was meant for.
 constexpr int64_t kRenderMarginUs = 3000;
+// Without vsync and without a new frame, the HUD is redrawn this often (60 Hz).
+constexpr int64_t kIdleRedrawUs = 16'667;
 
 // Events per second over a sliding second.
 class RateMeter {
@@ -183,7 +185,7 @@ int runInteractive(const Options& o, Display& display, const SignalWatcher& sign
   w.hud.durationS = double(info.durationUs) * 1e-6;
   w.hud.queueCapacity = session.queue().capacity();
   if (!session.audio() && !stats.audio.empty()) w.hud.audio = stats.audio;  // why there is no sound
-  display.fitVideo(info.width, info.height);
+  display.fitVideo(info.width, info.height, session.live());
   session.start();
 
   int64_t lastRenderUs = steadyNowUs();
@@ -193,16 +195,20 @@ int runInteractive(const Options& o, Display& display, const SignalWatcher& sign
     if (session.quitRequested()) break;
     // Until the display's next refresh is near, keep the pipeline fed and show what is
     // due; a display that blocks in render() then does not cap processing at its rate.
+    // A display that does not wait (no vsync) draws when a new frame is there, else only
+    // often enough for the HUD's figures: drawing the same picture as fast as it can
+    // would take the cores the decoder and the pipeline need.
     const double refreshMs = display.refreshMs();
-    const int64_t deadlineUs = lastRenderUs + int64_t(refreshMs * 1e3) - kRenderMarginUs;
-    bool progressed = false;
+    const bool waits = refreshMs > 0;
+    const int64_t deadlineUs =
+        lastRenderUs + (waits ? int64_t(refreshMs * 1e3) - kRenderMarginUs : kIdleRedrawUs);
     for (;;) {
       bool step = session.feed();
       step |= w.showNext();
-      progressed |= step;
-      // Live: a new frame goes to the screen at once; a display with vsync then waits in
-      // render() for its next refresh, the earliest the frame can be seen anyway.
-      if (session.finished() || session.stopRequested() || refreshMs <= 0 || (w.unshown && session.live())) break;
+      // A new frame goes to the screen at once when nothing waits for the refresh, and
+      // for live input even then: a display with vsync waits in render() for its next
+      // refresh, the earliest the frame can be seen anyway.
+      if (session.finished() || session.stopRequested() || (w.unshown && (!waits || session.live()))) break;
       const int64_t left = deadlineUs - steadyNowUs();
       if (left <= 0) break;
       if (!step) std::this_thread::sleep_for(std::chrono::microseconds(std::min<int64_t>(left, 1000)));
@@ -212,7 +218,6 @@ int runInteractive(const Options& o, Display& display, const SignalWatcher& sign
     display.render(w.hud);
     lastRenderUs = steadyNowUs();
     w.shownNow();
-    if (!progressed && refreshMs <= 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return session.finish(session.interrupted() ? kExitInterrupted : kExitOk);
 }

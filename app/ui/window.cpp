@@ -385,6 +385,8 @@ int Window::drawableHeight() const {
 
 bool Window::vsync() const { return impl_->vsync; }
 
+void Window::setVsync(bool on) { impl_->vsync = setSwapInterval(on); }
+
 double Window::refreshHz() const {
   SDL_DisplayMode mode{};
   const int display = SDL_GetWindowDisplayIndex(impl_->window.get());

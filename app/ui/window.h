@@ -77,6 +77,7 @@ class Window {
   int drawableWidth() const;          // pixels of the GL drawable (> window width on HiDPI)
   int drawableHeight() const;         // pixels of the GL drawable
   bool vsync() const;                 // whether a swap interval was accepted
+  void setVsync(bool on);             // asks for (or drops) the swap interval
   double refreshHz() const;           // the display's refresh rate (60 when it does not say)
   std::string glDescription() const;  // "4.5 (Core Profile) Mesa 22.3.6, llvmpipe (...)", for logs
 

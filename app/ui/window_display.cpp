@@ -26,7 +26,15 @@ class WindowDisplay final : public Display {
   }
   void render(const HudData& hud) override { window_.render(hud); }
   double refreshMs() const override { return window_.vsync() ? 1e3 / window_.refreshHz() : 0.0; }
-  void fitVideo(int width, int height) override { window_.fitVideo(width, height); }
+  void fitVideo(int width, int height, bool live) override {
+    window_.fitVideo(width, height);
+    // A swap that waits for the vertical blank holds a live frame up to a refresh; tearing
+    // is the lesser harm there (mpv's and ffplay's low-latency advice alike).
+    if (live && window_.vsync()) {
+      window_.setVsync(false);
+      spdlog::info("window: live input: frames are swapped without waiting for vsync (tearing possible)");
+    }
+  }
 
  private:
   Window window_;

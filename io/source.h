@@ -57,10 +57,11 @@ struct SourceOptions {
   std::map<std::string, std::string> deviceOptions;  // e.g. video_size, framerate, input_format
   bool loop = false;               // restart at EOF (files only)
   LatencyMode latency = LatencyMode::Auto;  // see LatencyMode; SourceInfo::live says what was chosen
-  // A capture device that goes away, or a live network stream that ends, fails or stalls
-  // (no packet for stallTimeoutUs): wait for it, reopen, go on.
+  // A capture device that goes away, or a live network stream that ends, fails or (over a
+  // connection: not udp / rtp) stalls for stallTimeoutUs: wait for it, reopen, go on. A
+  // silent udp / rtp stream is read on: it plays again as soon as packets come back.
   bool reconnect = false;
-  int64_t stallTimeoutUs = 3'000'000;  // --reconnect: a live network stream this long silent is reopened
+  int64_t stallTimeoutUs = 3'000'000;  // --reconnect: a connection this long silent is reopened
   // A live network stream that sends nothing for this long while opening fails (one line).
   int64_t openTimeoutUs = 10'000'000;
   // Polled while opening or reading blocks (libav's interrupt callback, before start() as

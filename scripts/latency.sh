@@ -6,12 +6,15 @@
 # the time N was captured. One table row per player and frame rate.
 #
 #   scripts/latency.sh [--seconds 60] [--fps "30 60"] [--players "vidproc vidproc-kmeans ffplay mpv"]
-#                      [--out DIR] [--skip S] [--probe-fps 113] [--end-aud on|off]
+#                      [--out DIR] [--skip S] [--probe-fps 113] [--end-aud on|off] [--pause "AT FOR"]
 # --skip: seconds of warm-up left out of the figures (default 2/5 of the run, 10 at most).
 # --probe-fps: screen grabs a second; no multiple of the frame rate, so grabs sweep every phase
 # of the frames instead of locking to one (a fixed bias of up to a grab period per run).
 # --end-aud off: frames as a plain MPEG-TS sender makes them, which FFmpeg-based players hold
 # for one frame period (see vp_latency_send).
+# --pause "AT FOR": the sender stops AT seconds in for FOR seconds, then goes on (vidproc runs
+# with --reconnect); each row then says how soon after the stream returned frames were shown
+# as early as before, and the latency from 2 s after it on.
 # Environment:
 #   VP_BUILD          build folder (default: build); the tools are built there with scripts/build.sh
 #   VP_LATENCY_SEND, VP_LATENCY_PROBE, VIDPROC   paths of the programs (a program given is not built)
@@ -22,15 +25,16 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cmdline="$0 $*"
 seconds=60 fps_list="30 60" players="vidproc vidproc-kmeans ffplay mpv" out="" skip="" probe_fps=113 end_aud=on
+pause=""
 usage() {
   echo "usage: scripts/latency.sh [--seconds 60] [--fps \"30 60\"] [--players \"vidproc vidproc-kmeans ffplay mpv\"]" \
-    "[--out DIR] [--skip S] [--probe-fps 113] [--end-aud on|off]" >&2
+    "[--out DIR] [--skip S] [--probe-fps 113] [--end-aud on|off] [--pause \"AT FOR\"]" >&2
   exit 2
 }
 die() { echo "latency: $*" >&2; exit 1; }
 while (($#)); do
   case $1 in
-    --seconds | --fps | --players | --out | --skip | --probe-fps | --end-aud) ;;
+    --seconds | --fps | --players | --out | --skip | --probe-fps | --end-aud | --pause) ;;
     *) echo "latency: unknown option $1" >&2; usage ;;
   esac
   [[ $# -ge 2 ]] || { echo "latency: $1 needs a value" >&2; usage; }
@@ -42,6 +46,7 @@ while (($#)); do
     --skip) skip=$2 ;;
     --probe-fps) probe_fps=$2 ;;
     --end-aud) end_aud=$2 ;;
+    --pause) pause=$2 ;;
   esac
   shift 2
 done
@@ -53,6 +58,14 @@ within "$skip" 0 $((seconds / 2 - 1)) || die "--skip wants a whole number below 
 within "$probe_fps" 10 500 || die "--probe-fps wants 10..500"
 [[ $end_aud == on || $end_aud == off ]] || die "--end-aud wants on or off"
 for f in $fps_list; do within "$f" 1 120 || die "--fps: $f is not 1..120"; done
+pause_args=()
+if [[ -n "$pause" ]]; then
+  read -r pause_at pause_for extra <<<"$pause"
+  within "${pause_at:-x}" 1 86400 && within "${pause_for:-x}" 1 3600 && [[ -z "${extra:-}" ]] &&
+    ((pause_at >= skip + 5 && pause_at + pause_for + 5 <= seconds)) ||
+    die "--pause wants \"AT FOR\" in whole seconds, 5 s after the warm-up ($skip s) at least and 5 s before the end"
+  pause_args=(--pause-at "$pause_at" --pause-for "$pause_for")
+fi
 [[ -n "${fps_list// /}" ]] || die "--fps is empty"
 want_vidproc=0 packages=(xvfb)
 for p in $players; do
@@ -160,7 +173,8 @@ player_command() {  # player_command NAME URL DIR: the player's command line int
       local vf=none
       [[ $1 == vidproc-kmeans ]] && vf=kmeans=k=6
       cmd=("$vidproc" "$2" --geometry 1280x720+0+0 --no-hud --vf "$vf" --log-level warn --backend "$backend"
-           --stats-json "$3/stats.json") ;;
+           --stats-json "$3/stats.json")
+      [[ -n "$pause" ]] && cmd+=(--reconnect) ;;
     ffplay)
       cmd=(ffplay -hide_banner -loglevel warning -fflags nobuffer -flags low_delay -framedrop -probesize 32
            -sync ext -an -x 1280 -y 720 -left 0 -top 0 -noborder "$2") ;;
@@ -212,7 +226,7 @@ run_one() {  # run_one FPS PLAYER
     return
   fi
   start "$dir/send.out" "$send" --url "$url" --size 640x360 --fps "$fps" --seconds "$seconds" \
-    --end-aud "$end_aud" --log "$dir/send.log"
+    --end-aud "$end_aud" --log "$dir/send.log" "${pause_args[@]}"
   send_pid=$REPLY
   nap 1
   # The probe runs 2 s past the last frame sent, so the last frames have time to show.
@@ -240,6 +254,10 @@ run_one() {  # run_one FPS PLAYER
   late=$(sed -n 's/.*, \([0-9]*\) dropped late.*/\1/p' "$dir/send.out")
   [[ ${late:-0} -gt 0 ]] && note="sender dropped $late late"
   [[ $status != ok ]] && note=$status
+  if [[ "$line" == *" gap_s="* ]]; then
+    note="${note:+$note; }after a $(field gap_s "$line") s pause: as early as before in"
+    note+=" $(field recovery_ms "$line") ms, then p50 $(field after_p50_ms "$line") p99 $(field after_p99_ms "$line")"
+  fi
   [[ $name == vidproc* ]] && internal=$(internal_latency "$dir/player.log")
   if [[ -z "$line" ]]; then
     rows+=("$(printf '%-15s %4s  %s' "$name" "$fps" "no result: $(tail -n 1 "$dir/analysis.txt")")")

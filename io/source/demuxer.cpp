@@ -329,8 +329,12 @@ void Demuxer::run(VideoPacketQueue& video, AudioPacketSink* audio) {
 void Demuxer::readLoop() {
   av::PacketPtr packet = av::makePacket();
   int consecutiveErrors = 0;
-  // --reconnect on a live network stream: one that goes silent is reopened.
-  const bool watchStall = options_.reconnect && live_ && !network_.empty() && options_.stallTimeoutUs > 0;
+  // --reconnect on a live stream over a connection (tcp, rtsp, rtmp, srt, http): one that
+  // goes silent is reopened, as its connection may be dead. Datagrams (udp, rtp) have no
+  // connection to lose: reading simply goes on when the sender comes back, which is also
+  // the fastest way back (a reopen would probe again and wait for a keyframe).
+  const bool connectionless = network_ == "udp" || network_ == "rtp" || network_ == "sdp";
+  const bool watchStall = reconnectsAtEnd() && !connectionless && options_.stallTimeoutUs > 0;
   while (!control_.aborted()) {
     applySeek();
     if (queuesFull()) {

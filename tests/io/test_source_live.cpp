@@ -1,7 +1,8 @@
 // Live network inputs (--latency, --reconnect): a UDP MPEG-TS stream is taken as live
 // (short probe, unseekable, frames stamped with their packet's arrival), a silent stream
-// fails with a clear message instead of hanging, Ctrl-C ends a waiting open, and a
-// stream that ends (a TCP connection closed) is reopened with --reconnect.
+// fails with a clear message instead of hanging, Ctrl-C ends a waiting open, a UDP stream
+// plays on after a silence, and a stream that ends (a TCP connection closed) is reopened
+// with --reconnect.
 #include "io/source.h"
 #include "support/clips.h"
 #include "support/source_test_util.h"
@@ -138,6 +139,29 @@ int framesOverReconnects(bool reconnect) {
   const int frames = readFrames(q, reconnect ? 8 : 4, 120);
   src->stop();
   return frames;
+}
+
+TEST(LiveSource, UdpStreamPlaysOnAfterASilence) {
+  test::Watchdog dog(60, "udp pause");
+  test::TempDir dir;
+  test::PumpSpec pump;
+  pump.path = makeStreamClip(dir);
+  pump.seconds = 1;
+  pump.passes = 2;
+  pump.pauseS = 1.5;  // longer than the stall timeout: a connection would be reopened, udp reads on
+  pump.port = test::freeLocalPort(false);
+  SourceOptions o;
+  o.url = "udp://127.0.0.1:" + std::to_string(pump.port);
+  o.reconnect = true;
+  o.stallTimeoutUs = 500'000;
+  test::StreamPump sender(pump);
+  std::unique_ptr<Source> src = openSource(o);
+  FrameQueue q(8, HostAllocator::plain(), false);
+  src->start(q);
+  const int frames = readFrames(q, 8, 110);
+  src->stop();
+  EXPECT_GE(frames, 100) << "both passes, the second after the silence";
+  EXPECT_EQ(src->fatalError(), "");
 }
 
 TEST(LiveSource, ReconnectReopensAStreamThatEnded) {

@@ -188,6 +188,48 @@ std::string ms(double us) {
   return text;
 }
 
+// A pause in the stream (the sender's --pause-at/--pause-for): the longest silence between
+// two frames sent, when it exceeds a second. Recovery is the time from the first frame sent
+// after it to the first grab showing a frame (sent after it) as early as the run's steady
+// p95 (every frame but those of the 2 s after the resume); the latency after is measured
+// from 2 s after the resume on.
+struct Recovery {
+  int64_t gapUs = 0;  // 0: no pause
+  double recoveryUs = NAN, afterP50Us = NAN, afterP99Us = NAN;
+};
+Recovery recoveryAfterGap(const std::map<int64_t, Frame>& frames, int64_t from, int64_t to) {
+  std::vector<Frame> sent;
+  for (const auto& [n, f] : frames)
+    if (f.sentUs >= from && f.sentUs <= to) sent.push_back(f);
+  std::sort(sent.begin(), sent.end(), [](const Frame& a, const Frame& b) { return a.sentUs < b.sentUs; });
+  Recovery r;
+  size_t resume = 0;
+  for (size_t i = 1; i < sent.size(); ++i)
+    if (sent[i].sentUs - sent[i - 1].sentUs > std::max<int64_t>(r.gapUs, 1'000'000)) {
+      r.gapUs = sent[i].sentUs - sent[i - 1].sentUs;
+      resume = i;
+    }
+  if (r.gapUs == 0) return r;
+  const int64_t resumeUs = sent[resume].sentUs;
+  std::vector<int64_t> steady, after;
+  for (const Frame& f : sent)
+    if (f.seenUs >= 0 && (f.sentUs < resumeUs || f.sentUs >= resumeUs + 2'000'000))
+      steady.push_back(f.seenUs - f.sentUs);
+  std::sort(steady.begin(), steady.end());
+  const double level = percentile(steady, 95);
+  for (size_t i = resume; i < sent.size(); ++i) {
+    const Frame& f = sent[i];
+    if (f.seenUs < 0) continue;
+    const int64_t latency = f.seenUs - f.sentUs;
+    if (std::isnan(r.recoveryUs) && latency <= level) r.recoveryUs = double(f.seenUs - resumeUs);
+    if (f.sentUs >= resumeUs + 2'000'000) after.push_back(latency);
+  }
+  std::sort(after.begin(), after.end());
+  r.afterP50Us = percentile(after, 50);
+  r.afterP99Us = percentile(after, 99);
+  return r;
+}
+
 int analyze(const std::string& sendLog, const std::string& seenLog, double skip, double tail,
             const std::string& label) {
   std::vector<std::pair<int64_t, int64_t>> sends, grabs;
@@ -230,6 +272,7 @@ int analyze(const std::string& sendLog, const std::string& seenLog, double skip,
   }
   for (auto* v : {&all, &early, &late}) std::sort(v->begin(), v->end());
   const int64_t shown = static_cast<int64_t>(all.size());
+  const Recovery recovery = recoveryAfterGap(frames, from, to);
   const double growth = percentile(late, 50) - percentile(early, 50);
   const double grabHz = lastGrab > firstGrab ? (grabs.size() - 1) * 1e6 / (lastGrab - firstGrab) : 0;
   const std::string name = label.empty() ? seenLog : label;
@@ -244,11 +287,15 @@ int analyze(const std::string& sendLog, const std::string& seenLog, double skip,
       static_cast<long long>(misread));
   std::printf(
       "latency: label=%s sent=%lld shown=%lld never=%lld p50_ms=%s p95_ms=%s p99_ms=%s max_ms=%s"
-      " growth_ms=%s grab_hz=%.1f misread=%lld\n",
+      " growth_ms=%s grab_hz=%.1f misread=%lld",
       name.c_str(), static_cast<long long>(sent), static_cast<long long>(shown),
       static_cast<long long>(sent - shown), ms(percentile(all, 50)).c_str(), ms(percentile(all, 95)).c_str(),
       ms(percentile(all, 99)).c_str(), ms(all.empty() ? NAN : all.back()).c_str(), ms(growth).c_str(), grabHz,
       static_cast<long long>(misread));
+  if (recovery.gapUs > 0)
+    std::printf(" gap_s=%.1f recovery_ms=%s after_p50_ms=%s after_p99_ms=%s", recovery.gapUs / 1e6,
+                ms(recovery.recoveryUs).c_str(), ms(recovery.afterP50Us).c_str(), ms(recovery.afterP99Us).c_str());
+  std::printf("\n");
   return 0;
 }
 

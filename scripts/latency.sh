@@ -7,6 +7,9 @@
 #
 #   scripts/latency.sh [--seconds 60] [--fps "30 60"] [--players "vidproc vidproc-kmeans ffplay mpv"]
 #                      [--out DIR] [--skip S] [--probe-fps 113] [--end-aud on|off] [--pause "AT FOR"]
+# Players: vidproc (--vf none), vidproc-kmeans (--vf kmeans=k=6), vidproc-normal (--vf none
+# --latency normal: the stream buffered and paced like a file), ffplay and mpv with their
+# low-latency settings.
 # --skip: seconds of warm-up left out of the figures (default 2/5 of the run, 10 at most).
 # --probe-fps: screen grabs a second; no multiple of the frame rate, so grabs sweep every phase
 # of the frames instead of locking to one (a fixed bias of up to a grab period per run).
@@ -70,10 +73,10 @@ fi
 want_vidproc=0 packages=(xvfb)
 for p in $players; do
   case $p in
-    vidproc | vidproc-kmeans) want_vidproc=1 ;;
+    vidproc | vidproc-kmeans | vidproc-normal) want_vidproc=1 ;;
     ffplay) packages+=(ffmpeg) ;;
     mpv) packages+=(mpv) ;;
-    *) die "unknown player $p (vidproc, vidproc-kmeans, ffplay, mpv)" ;;
+    *) die "unknown player $p (vidproc, vidproc-kmeans, vidproc-normal, ffplay, mpv)" ;;
   esac
 done
 [[ -n "${players// /}" ]] || die "--players is empty"
@@ -169,11 +172,12 @@ mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
 
 player_command() {  # player_command NAME URL DIR: the player's command line into cmd
   case $1 in
-    vidproc | vidproc-kmeans)
+    vidproc | vidproc-kmeans | vidproc-normal)
       local vf=none
       [[ $1 == vidproc-kmeans ]] && vf=kmeans=k=6
       cmd=("$vidproc" "$2" --geometry 1280x720+0+0 --no-hud --vf "$vf" --log-level warn --backend "$backend"
            --stats-json "$3/stats.json")
+      [[ $1 == vidproc-normal ]] && cmd+=(--latency normal)  # buffered and paced like a file
       [[ -n "$pause" ]] && cmd+=(--reconnect) ;;
     ffplay)
       cmd=(ffplay -hide_banner -loglevel warning -fflags nobuffer -flags low_delay -framedrop -probesize 32

@@ -29,7 +29,7 @@ bool Feeder::feed(const ProcessParams& params) {
     queue_.pop();
     return true;
   }
-  if ((newestOnly_ || (late_ && late_(f->info.ptsUs))) && queue_.size() > 1) {
+  if (queue_.size() > 1 && (newestOnly_ || (late_ && late_(f->info.ptsUs)))) {
     queue_.pop();
     ++skipped_;
     return true;

@@ -6,7 +6,9 @@
 // before the keyframe the target needs dropped and a landing past it sought again from
 // further back: demuxer_seek.cpp, seek_landing.h) and --loop restarts (the audio offset by
 // where the video's pass ended), and handles read errors: a damaged spot in a file is
-// skipped, a lost device ends the stream or, with --reconnect, is reopened.
+// skipped, a lost device ends the stream or, with --reconnect, is reopened, as is a live
+// network stream that ends, fails or (over a connection) stalls. Live inputs (--latency)
+// probe briefly; their packets are stamped with their arrival (demuxer_live.cpp).
 //
 // The one read loop: apply a pending seek; wait while the packet queues are full
 // (io/source/video_packet_queue.h); read and route a packet. At the end of the input:
@@ -56,20 +58,22 @@ class Demuxer {
   void selectVideo();
   void selectAudio();
   void publishInfo();
-  static int interrupted(void* self);
-  void setDeadline(int64_t fromNowUs);  // 0: none
-  void decideLive(bool capture);
-  static std::string silenceText(int64_t us);
-  bool reconnectsAtEnd() const;
 
   // The read loop (demuxer.cpp).
   void readLoop();
   bool queuesFull() const;
   void route(AVPacket& packet);
-  bool readFailed(int err, int& consecutiveErrors);
-  bool reconnect(const std::string& why);
   void noteOrigin(const AVPacket& packet);
   void passAudio(const AVPacket& packet);
+
+  // Live inputs, deadlines, read errors, --reconnect (demuxer_live.cpp).
+  static int interrupted(void* self);
+  void setDeadline(int64_t fromNowUs);  // 0: none
+  void decideLive(bool capture);
+  static std::string silenceText(int64_t us);  // "no data for 3 s (...)"
+  bool reconnectsAtEnd() const;
+  bool readFailed(int err, int& consecutiveErrors);
+  bool reconnect(const std::string& why);
 
   // Seeks, landing, loop restarts (demuxer_seek.cpp).
   void applySeek();

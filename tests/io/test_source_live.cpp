@@ -30,6 +30,24 @@ std::string makeStreamClip(test::TempDir& dir) {
   return test::makeClip(dir.file("stream.ts"), spec);
 }
 
+// The clip sent `passes` times over `protocol` ("udp" or "tcp"), each pass in `seconds`,
+// with `pauseS` of silence between passes, to a free local port; `url` names it for the source.
+struct Stream {
+  test::PumpSpec pump;
+  std::string url;
+};
+Stream stream(test::TempDir& dir, const std::string& protocol, double seconds, int passes, double pauseS = 0) {
+  Stream s;
+  s.pump.path = makeStreamClip(dir);
+  s.pump.seconds = seconds;
+  s.pump.passes = passes;
+  s.pump.pauseS = pauseS;
+  s.pump.tcp = protocol == "tcp";
+  s.pump.port = test::freeLocalPort(s.pump.tcp);
+  s.url = protocol + "://127.0.0.1:" + std::to_string(s.pump.port) + (s.pump.tcp ? "?listen=1" : "");
+  return s;
+}
+
 // Frames read until `seconds` pass or `most` arrive; checks each frame's stamps.
 int readFrames(FrameQueue& q, double seconds, int most) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
@@ -56,15 +74,11 @@ int readFrames(FrameQueue& q, double seconds, int most) {
 TEST(LiveSource, UdpStreamIsLiveUnseekableAndStampedOnArrival) {
   test::Watchdog dog(60, "udp stream");
   test::TempDir dir;
-  test::PumpSpec pump;
-  pump.path = makeStreamClip(dir);
-  pump.seconds = 2;
-  pump.passes = 3;
-  pump.port = test::freeLocalPort(false);
-  ASSERT_GT(pump.port, 0);
+  const Stream udp = stream(dir, "udp", 2, 3);
+  ASSERT_GT(udp.pump.port, 0);
   SourceOptions o;
-  o.url = "udp://127.0.0.1:" + std::to_string(pump.port);
-  test::StreamPump sender(pump);
+  o.url = udp.url;
+  test::StreamPump sender(udp.pump);
   std::unique_ptr<Source> src = openSource(o);  // waits for the sender's first keyframe
   const SourceInfo info = src->info();
   EXPECT_TRUE(info.live);
@@ -82,15 +96,11 @@ TEST(LiveSource, UdpStreamIsLiveUnseekableAndStampedOnArrival) {
 TEST(LiveSource, LatencyNormalBuffersAStreamLikeAFile) {
   test::Watchdog dog(60, "udp stream, --latency normal");
   test::TempDir dir;
-  test::PumpSpec pump;
-  pump.path = makeStreamClip(dir);
-  pump.seconds = 2;
-  pump.passes = 3;
-  pump.port = test::freeLocalPort(false);
+  const Stream udp = stream(dir, "udp", 2, 3);
   SourceOptions o;
-  o.url = "udp://127.0.0.1:" + std::to_string(pump.port);
+  o.url = udp.url;
   o.latency = LatencyMode::Normal;
-  test::StreamPump sender(pump);
+  test::StreamPump sender(udp.pump);
   std::unique_ptr<Source> src = openSource(o);
   EXPECT_FALSE(src->info().live);
   EXPECT_EQ(src->info().liveReason, "");
@@ -120,19 +130,13 @@ TEST(LiveSource, CancelEndsAnOpenThatWaitsForData) {
 // listens again and plays the next pass; without, the stream ends after the first.
 int framesOverReconnects(bool reconnect) {
   test::TempDir dir;
-  test::PumpSpec pump;
-  pump.path = makeStreamClip(dir);
-  pump.seconds = 1;
-  pump.passes = 2;
-  pump.pauseS = 0.5;
-  pump.tcp = true;
-  pump.port = test::freeLocalPort(true);
+  const Stream tcp = stream(dir, "tcp", 1, 2, 0.5);
   SourceOptions o;
-  o.url = "tcp://127.0.0.1:" + std::to_string(pump.port) + "?listen=1";
+  o.url = tcp.url;
   o.latency = LatencyMode::Low;
   o.reconnect = reconnect;
   o.stallTimeoutUs = 2'000'000;
-  test::StreamPump sender(pump);
+  test::StreamPump sender(tcp.pump);
   std::unique_ptr<Source> src = openSource(o);
   FrameQueue q(8, HostAllocator::plain(), false);  // every frame, to count them
   src->start(q);
@@ -144,17 +148,13 @@ int framesOverReconnects(bool reconnect) {
 TEST(LiveSource, UdpStreamPlaysOnAfterASilence) {
   test::Watchdog dog(60, "udp pause");
   test::TempDir dir;
-  test::PumpSpec pump;
-  pump.path = makeStreamClip(dir);
-  pump.seconds = 1;
-  pump.passes = 2;
-  pump.pauseS = 1.5;  // longer than the stall timeout: a connection would be reopened, udp reads on
-  pump.port = test::freeLocalPort(false);
+  // The silence is longer than the stall timeout: a connection would be reopened, udp reads on.
+  const Stream udp = stream(dir, "udp", 1, 2, 1.5);
   SourceOptions o;
-  o.url = "udp://127.0.0.1:" + std::to_string(pump.port);
+  o.url = udp.url;
   o.reconnect = true;
   o.stallTimeoutUs = 500'000;
-  test::StreamPump sender(pump);
+  test::StreamPump sender(udp.pump);
   std::unique_ptr<Source> src = openSource(o);
   FrameQueue q(8, HostAllocator::plain(), false);
   src->start(q);

@@ -57,6 +57,7 @@ void FrameQueue::push() {
     std::lock_guard<std::mutex> lock(mutex_);
     if (aborted_ || size_ >= capacity()) return;
     ++size_;
+    ++pushes_;
   }
   cond_.notify_all();
 }
@@ -74,6 +75,16 @@ HostFrame* FrameQueue::tryPeekReadable() {
   if (aborted_ || size_ == 0) return nullptr;
   peeked_ = true;
   return frames_[read_].get();
+}
+
+uint64_t FrameQueue::pushes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return pushes_;
+}
+
+bool FrameQueue::waitPush(uint64_t since, std::chrono::microseconds most) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  return cond_.wait_for(lock, most, [&] { return aborted_ || pushes_ != since; }) && !aborted_;
 }
 
 void FrameQueue::pop() {

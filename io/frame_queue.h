@@ -16,6 +16,7 @@
 
 #include "io/frame.h"
 
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -34,6 +35,11 @@ class FrameQueue {
   // Consumer side.
   HostFrame* peekReadable();  // blocks; nullptr after abort()
   HostFrame* tryPeekReadable();  // never blocks; nullptr if empty
+  // Frames pushed so far; waitPush(since, most) waits at most `most` until a push after
+  // that count (true: at once if one came already), false on timeout or abort. A consumer
+  // that polls sleeps on it instead of a fixed interval and wakes the moment a frame comes.
+  uint64_t pushes() const;
+  bool waitPush(uint64_t since, std::chrono::microseconds most);
   void pop();
 
   void abort();
@@ -49,13 +55,14 @@ class FrameQueue {
   const bool dropOldest_;
   void removeAfterHead(int k);
 
-  mutable std::mutex mutex_;  // guards frames_' order, read_, size_, peeked_, aborted_, dropped_
+  mutable std::mutex mutex_;  // guards frames_' order, read_, size_, peeked_, aborted_, dropped_, pushes_
   std::condition_variable cond_;  // both sides wait on it; every state change notifies all
   int read_ = 0;   // index of the oldest unread frame
   int size_ = 0;   // unread frames (the peeked head included)
   bool peeked_ = false;  // the consumer holds frames_[read_] until pop()
   bool aborted_ = false;
   int64_t dropped_ = 0;
+  uint64_t pushes_ = 0;  // frames pushed since construction
 };
 
 }  // namespace vp

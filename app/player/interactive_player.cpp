@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <thread>
 #include <utility>
 
 namespace vp {
@@ -211,7 +210,7 @@ int runInteractive(const Options& o, Display& display, const SignalWatcher& sign
       if (session.finished() || session.stopRequested() || (w.unshown && (!waits || session.live()))) break;
       const int64_t left = deadlineUs - steadyNowUs();
       if (left <= 0) break;
-      if (!step) std::this_thread::sleep_for(std::chrono::microseconds(std::min<int64_t>(left, 1000)));
+      if (!step) session.waitForFrame(std::chrono::microseconds(std::min<int64_t>(left, 1000)));
     }
     if (session.finished()) break;  // end of input (mpv's default: quit at the end)
     w.fillHud();

@@ -265,6 +265,7 @@ void Session::savePendingScreenshots(const OutputFrame& out) {
 }
 
 bool Session::feed() {
+  pushesSeen_ = queue_->pushes();
   bool progressed = false;
   const bool stepping = paused_ && steps_ > 0;
   if (!paused_ || stepping) {

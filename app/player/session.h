@@ -92,6 +92,9 @@ class Session {
   bool finished() const;
   // Headless: blocks briefly for progress (a command when paused, else the pipeline).
   void waitForWork();
+  // Window: sleeps at most `most`, waking as soon as the decoder queues a frame after the
+  // last feed().
+  void waitForFrame(std::chrono::microseconds most) { queue_->waitPush(pushesSeen_, most); }
   // Stops decoding, finalises the file, fills the run statistics; returns the exit code
   // (kExitError when the source failed, unless the run was interrupted).
   int finish(int exitCode);
@@ -174,6 +177,7 @@ class Session {
   FrameTrip trip_;
   uint64_t tripTicket_ = 0;
   FrameTrip shownTrip_;
+  uint64_t pushesSeen_ = 0;  // the frame queue's push count when feed() last looked
   bool shownPending_ = false;
   std::chrono::steady_clock::time_point started_;  // start(): the run's wall time counts from here
   double cpuStarted_ = 0;  // processCpuSeconds() at start(): the run's CPU time counts from here

@@ -225,3 +225,31 @@ TEST(FrameQueue, RejectsZeroCapacity) {
 
 }  // namespace
 }  // namespace vp
+
+namespace vp {
+namespace {
+
+// waitPush: the window player's sleep, cut short the moment the decoder pushes a frame.
+TEST(FrameQueue, WaitPushWakesOnTheNextPushOnly) {
+  FrameQueue q(4, HostAllocator::plain());
+  const uint64_t start = q.pushes();
+  EXPECT_FALSE(q.waitPush(start, 20ms));  // nothing pushed: times out
+  ASSERT_TRUE(pushIndex(q, 0));
+  EXPECT_EQ(q.pushes(), start + 1);
+  EXPECT_TRUE(q.waitPush(start, 0ms));  // pushed since `start`: at once
+  const uint64_t seen = q.pushes();
+  EXPECT_FALSE(q.waitPush(seen, 20ms));  // a frame waits, but none came after `seen`
+  std::thread producer([&] {
+    std::this_thread::sleep_for(50ms);
+    pushIndex(q, 1);
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_TRUE(q.waitPush(seen, 10s));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+  producer.join();
+  q.abort();
+  EXPECT_FALSE(q.waitPush(q.pushes(), 10s));  // aborted: at once, false
+}
+
+}  // namespace
+}  // namespace vp

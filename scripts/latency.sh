@@ -109,6 +109,7 @@ targets=()
 [[ -n "${VP_LATENCY_PROBE:-}" ]] || targets+=(vp_latency_probe)
 ((want_vidproc)) && [[ -z "${VIDPROC:-}" ]] && targets+=(vidproc)
 if ((${#targets[@]})); then
+  "$root/scripts/setup.sh" || die "scripts/setup.sh could not install the build's packages"
   echo "latency: building ${targets[*]} in $build"
   BUILD_DIR=$build "$root/scripts/build.sh" "${targets[@]}" >"$out/build.log" 2>&1 ||
     { tail -n 20 "$out/build.log" >&2; die "build failed (log: $out/build.log)"; }

@@ -70,8 +70,7 @@ struct WindowLoop {
   HudData hud;
   RateMeter shown, processed, decoded;  // frames drawn, out of the pipeline, out of the decoder
   int64_t lastDecoded = 0;
-  bool fresh = false;  // a frame was presented since the last render (display rate)
-  bool unshown = false;  // ... and is not on screen yet (latency: counted after the swap)
+  bool unshown = false;  // a frame was presented since the last render: not on screen yet
 
   // After render(): the frame presented before it is on screen; its latency is counted.
   void shownNow() {
@@ -94,7 +93,6 @@ struct WindowLoop {
       const float presentMs = std::chrono::duration<float, std::milli>(SteadyClock::now() - t0).count();
       hud.stage(Stage::Present).record(presentMs);
       session.stats().stages[size_t(Stage::Present)].add(presentMs);
-      fresh = true;
       unshown = true;
     }
     session.release();
@@ -157,7 +155,7 @@ struct WindowLoop {
       hud.avDiffMs = float(double(session.avDiffUs()) * 1e-3);
       hud.avDiffMaxMs = float(session.stats().avDiffMs.maxMs());
     }
-    if (std::exchange(fresh, false)) shown.tick();  // a new picture reaches the screen
+    if (unshown) shown.tick();  // a new picture reaches the screen with the render that follows
     const int64_t now = steadyNowUs();
     const int64_t decodedNow = session.source().stats().framesDecoded;
     decoded.tick(decodedNow - lastDecoded);
@@ -175,7 +173,7 @@ int runInteractive(const Options& o, Display& display, const SignalWatcher& sign
   Session session(o, signals, stats, Session::Role::Window);
   session.enableAudio(audio);
   session.setWindowCommands([&display](const Command& c) { return display.applyWindowCommand(c); });
-  WindowLoop w{display, session, {}, {}, {}, {}, 0, false, false};
+  WindowLoop w{display, session, {}, {}, {}, {}, 0, false};
   const SourceInfo& info = session.sourceInfo();
   w.hud.backend = stats.backend;
   w.hud.gpuName = stats.backend == "cuda" ? stats.device : "";

@@ -329,8 +329,7 @@ void Session::consume(const OutputFrame& out) {
     if (picture.rgb) stats_.stages[size_t(Stage::Encode)].add(file_->write(picture, out.ptsUs, feeder_->serialOf(out.ticket)));
   }
   if (role_ == Role::Headless) {
-    LatencySample sample;
-    stats_.addLatency(trip_, steadyNowUs(), sample);  // written (or, without -o, done)
+    stats_.addLatency(trip_, steadyNowUs());  // written (or, without -o, done)
   } else {
     shownTrip_ = trip_;  // counted once the swap shows it (frameShown)
     shownPending_ = true;
@@ -354,8 +353,7 @@ void Session::release() { processor_->release(); }
 
 double Session::frameShown(int64_t nowUs) {
   if (!std::exchange(shownPending_, false)) return -1;
-  LatencySample sample;
-  return stats_.addLatency(shownTrip_, nowUs, sample) ? sample.totalMs : -1;
+  return stats_.addLatency(shownTrip_, nowUs);
 }
 
 bool Session::finished() const { return feeder_->finished() && discard_ == 0; }

@@ -77,11 +77,12 @@ void RunStats::addFrame(const OutputFrame& f) {
   finalParams = f.params;
 }
 
-bool RunStats::addLatency(const FrameTrip& trip, int64_t shownUs, LatencySample& sample) {
-  if (!latencySample(trip, shownUs, sample)) return false;
+double RunStats::addLatency(const FrameTrip& trip, int64_t shownUs) {
+  LatencySample sample;
+  if (!latencySample(trip, shownUs, sample)) return -1;
   latencyMs.add(sample.totalMs);
   for (int i = 0; i < kLatencyPartCount; ++i) latencyParts[size_t(i)].add(sample.partMs[size_t(i)]);
-  return true;
+  return sample.totalMs;
 }
 
 std::string formatSummary(const RunStats& s) {
@@ -199,15 +200,16 @@ std::string statsJson(const RunStats& s) {
   j["stages_ms"] = stages;
   if (s.latencyMs.count()) {
     // Arrival (the demuxer returned the packet) -> shown (window, after the swap) or written.
-    nlohmann::json latency = timeJson(s.latencyMs);
-    latency["p95_ms"] = s.latencyMs.percentileMs(0.95);
+    const auto withP95 = [&](const TimeStats& st) {
+      nlohmann::json t = timeJson(st);
+      t["p95_ms"] = st.percentileMs(0.95);
+      return t;
+    };
+    nlohmann::json latency = withP95(s.latencyMs);
     latency["live"] = s.live;
     nlohmann::json parts = nlohmann::json::object();
-    for (int i = 0; i < kLatencyPartCount; ++i) {
-      nlohmann::json part = timeJson(s.latencyParts[size_t(i)]);
-      part["p95_ms"] = s.latencyParts[size_t(i)].percentileMs(0.95);
-      parts[std::string(latencyPartName(LatencyPart(i)))] = part;
-    }
+    for (int i = 0; i < kLatencyPartCount; ++i)
+      parts[std::string(latencyPartName(LatencyPart(i)))] = withP95(s.latencyParts[size_t(i)]);
     latency["breakdown_ms"] = parts;
     j["latency"] = latency;
   }

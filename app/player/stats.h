@@ -76,9 +76,9 @@ struct RunStats {
 
   // Adds one processed frame's stage and element times and metrics.
   void addFrame(const OutputFrame& frame);
-  // Adds the latency of a frame shown or written at shownUs; false (nothing added) when
-  // its arrival is not known. `sample` gets the figures.
-  bool addLatency(const FrameTrip& trip, int64_t shownUs, LatencySample& sample);
+  // Adds the latency of a frame shown or written at shownUs; returns it in ms, or a
+  // negative value (nothing added) when its arrival is not known.
+  double addLatency(const FrameTrip& trip, int64_t shownUs);
   const ElementStats* element(std::string_view label) const;
   double fps() const { return wallSeconds > 0 ? double(framesProcessed) / wallSeconds : 0; }
   // CPU milliseconds per processed frame (0 before any frame).

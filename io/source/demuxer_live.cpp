@@ -56,9 +56,12 @@ std::string Demuxer::silenceText(int64_t us) {
 bool Demuxer::readFailed(int err, int& consecutiveErrors) {
   control_.countError();
   if (device_ || reconnectsAtEnd()) {
-    const bool gone = err == AVERROR(ENODEV) || err == AVERROR(EIO) || err == AVERROR(ENXIO);
-    std::string why = std::string(gone ? "device unplugged" : "device read failed") + " (" + av::errorText(err) + ")";
-    if (!device_) why = timedOut_.load() ? silenceText(options_.stallTimeoutUs) : "stream failed (" + av::errorText(err) + ")";
+    const std::string why = [&] {
+      if (!device_)
+        return timedOut_.load() ? silenceText(options_.stallTimeoutUs) : "stream failed (" + av::errorText(err) + ")";
+      const bool gone = err == AVERROR(ENODEV) || err == AVERROR(EIO) || err == AVERROR(ENXIO);
+      return std::string(gone ? "device unplugged" : "device read failed") + " (" + av::errorText(err) + ")";
+    }();
     if (options_.reconnect) {
       if (reconnect(why)) return false;
       if (control_.aborted()) return true;

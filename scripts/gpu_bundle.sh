@@ -8,10 +8,15 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-.gpu}
 cd "$root"
-BUILD_DIR=$root/build-server VP_CMAKE_ARGS="-DVP_WITH_WINDOW=OFF -DVP_WITH_DEVICES=OFF" VP_CUDA_ARCHS=${VP_CUDA_ARCHS:-90} \
-  ./scripts/build.sh vidproc vp_tests vp_bench vp_make_clip
+BUILD_DIR=$root/build-server VP_CMAKE_ARGS="-DVP_WITH_WINDOW=OFF -DVP_WITH_DEVICES=OFF -DVP_PYTHON=OFF" \
+  VP_CUDA_ARCHS=${VP_CUDA_ARCHS:-90} ./scripts/build.sh vidproc vp_tests vp_bench vp_make_clip vp_lib
 ../shared/tools/device-bundle.sh "$out" build-server/vidproc build-server/tests/vp_tests build-server/tests/vp_bench \
   build-server/tests/vp_make_clip
+# The library's header and DLPack's, for building the Python extension there
+# (scripts/gpu_python.sh; libvidproc.so travels as the tests' library).
+rm -rf "$out/include" && mkdir -p "$out/include/vidproc" "$out/include/dlpack"
+cp gpu/api/vidproc.h "$out/include/vidproc/"
+cp /usr/include/dlpack/dlpack.h "$out/include/dlpack/"
 XZ_OPT=-T0 tar -C "$out" -cJf "$out/bin.tar.xz" bin
 rm -rf "$out/bin"
 du -sh "$out"

@@ -9,6 +9,7 @@ packages=(
   libsdl2-dev libepoxy-dev libimgui-dev
   libspdlog-dev libfmt-dev libcli11-dev libtomlplusplus-dev nlohmann-json3-dev
   libgtest-dev libbenchmark-dev
+  python3-dev python3-pybind11 libdlpack-dev python3-numpy python3-pytest python3-distributed libopencv-core-dev
   ffmpeg xvfb xauth xdotool x11-apps imagemagick
 )
 

@@ -2,6 +2,7 @@
 filter, layouts and orders, batches, out= and in place, padded and strided arrays, the
 editing verbs, and errors that raise instead of crashing."""
 import os
+import shlex
 import shutil
 import subprocess
 
@@ -39,7 +40,8 @@ def clip(tmp_path_factory):
     if not make or not ffmpeg:
         pytest.skip("needs VP_MAKE_CLIP and the ffmpeg command")
     path = tmp_path_factory.mktemp("clip") / "in.mkv"
-    subprocess.run([make, str(path), str(W), str(H), str(FRAMES), "ffv1", "bgr0"], check=True, capture_output=True)
+    subprocess.run(shlex.split(make) + [str(path), str(W), str(H), str(FRAMES), "ffv1", "bgr0"], check=True,
+                   capture_output=True)
     return path, decode(path)
 
 
@@ -56,7 +58,7 @@ def test_same_bytes_as_the_program(clip, spec, tmp_path):
         pytest.skip("needs VP_VIDPROC")
     path, frames = clip
     out = tmp_path / "out.mkv"
-    subprocess.run([vidproc_bin, str(path), "--headless", "--backend", "cpu", "--vf", spec, "-o", str(out),
+    subprocess.run(shlex.split(vidproc_bin) + [str(path), "--headless", "--backend", "cpu", "--vf", spec, "-o", str(out),
                     "--codec", "ffv1", "-y", "--no-audio"], check=True, capture_output=True)
     want = decode(out)
     assert len(want) == FRAMES

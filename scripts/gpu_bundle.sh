@@ -15,7 +15,7 @@ BUILD_DIR=$root/build-server VP_CMAKE_ARGS="-DVP_WITH_WINDOW=OFF -DVP_WITH_DEVIC
 # The library's header and DLPack's, for building the Python extension there
 # (scripts/gpu_python.sh; libvidproc.so travels as the tests' library).
 rm -rf "$out/include" && mkdir -p "$out/include/vidproc" "$out/include/dlpack"
-cp gpu/api/vidproc.h "$out/include/vidproc/"
+cp app/api/vidproc.h "$out/include/vidproc/"
 cp /usr/include/dlpack/dlpack.h "$out/include/dlpack/"
 XZ_OPT=-T0 tar -C "$out" -cJf "$out/bin.tar.xz" bin
 rm -rf "$out/bin"

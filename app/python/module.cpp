@@ -1,4 +1,4 @@
-// vidproc._vidproc: the pybind11 layer over libvidproc (gpu/api/vidproc.h). It takes raw
+// vidproc._vidproc: the pybind11 layer over libvidproc (app/api/vidproc.h). It takes raw
 // image descriptions (pointer, pitch, sizes, layout, memory) that the Python package
 // (vidproc/__init__.py) reads off numpy, torch, CuPy or DLPack arrays, and orders device
 // work against the caller's stream with events. Also: reading DLPack capsules, and a
@@ -237,6 +237,42 @@ PYBIND11_MODULE(_vidproc, m) {
       // stream: the work that wrote it is ordered already; max_version: this is a legacy capsule.
       .def("__dlpack__", [](const py::object& self, const py::kwargs&) { return DeviceArray::dlpack(self); })
       .def("__dlpack_device__", [](const DeviceArray& a) { return py::make_tuple(int(kDLCUDA), a.device()); });
+
+  py::class_<vp::VideoReader>(m, "VideoReader")
+      .def(py::init([](const std::string& url, const std::string& device) {
+             py::gil_scoped_release unlocked;  // opening a network stream may wait
+             return std::make_unique<vp::VideoReader>(url, deviceOf(device));
+           }),
+           py::arg("url"), py::arg("device") = "auto")
+      .def("peek",
+           [](vp::VideoReader& r) -> py::object {
+             int w = 0, h = 0;
+             bool ok = false;
+             {
+               py::gil_scoped_release unlocked;
+               ok = r.peek(&w, &h);
+             }
+             return ok ? py::object(py::make_tuple(w, h)) : py::object(py::none());
+           })
+      .def("read",
+           [](vp::VideoReader& r, uintptr_t ptr, size_t pitch, const std::string& layout, int w, int h, int device,
+              uintptr_t stream) -> py::object {
+             const vp::Image out{reinterpret_cast<void*>(ptr), pitch, w, h, layoutOf(layout), r.memory(), device};
+             vp::FrameStamp stamp;
+             bool ok = false;
+             {
+               py::gil_scoped_release unlocked;
+               ok = r.read(out, &stamp, streamOf(stream));
+             }
+             return ok ? py::object(py::make_tuple(stamp.ptsUs, stamp.index)) : py::object(py::none());
+           })
+      .def_property_readonly("width", &vp::VideoReader::width)
+      .def_property_readonly("height", &vp::VideoReader::height)
+      .def_property_readonly("fps", &vp::VideoReader::fps)
+      .def_property_readonly("duration_us", &vp::VideoReader::durationUs)
+      .def_property_readonly("codec", &vp::VideoReader::codec)
+      .def_property_readonly("decode_path", &vp::VideoReader::decodePath)
+      .def_property_readonly("cuda", [](const vp::VideoReader& r) { return r.memory() == vp::MemoryKind::Device; });
 
   m.def("dlpack_info", &dlpackInfo);
   m.def("cuda_available", &vp::cudaAvailable);

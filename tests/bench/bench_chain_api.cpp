@@ -1,4 +1,4 @@
-// The library face's cost over the bare kernels (gpu/api/vidproc.h), timed as the peers
+// The library face's cost over the bare kernels (app/api/vidproc.h), timed as the peers
 // are: N calls on one stream between two CUDA events, microseconds per call.
 //   mode 0: the element alone (its GpuFilter on RGBA pitched images, what the program runs)
 //   mode 1: vp::Chain on a packed RGBA device image (the element reads and writes it)

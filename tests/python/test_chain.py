@@ -181,3 +181,25 @@ def test_torch_cpu_tensors_come_back_as_tensors():
     out = vidproc.apply("median=r=1", torch.from_numpy(img))
     assert isinstance(out, torch.Tensor) and out.device.type == "cpu"
     assert np.array_equal(out.numpy(), vidproc.apply("median=r=1", img))
+
+
+def test_open_reads_the_frames_the_program_reads(clip):
+    path, frames = clip
+    got = list(vidproc.open(path, device="cpu"))
+    assert len(got) == FRAMES
+    for i, frame in enumerate(got):
+        assert frame.index == i and abs(frame.pts - i / 30) < 1e-3
+        assert isinstance(frame.image, np.ndarray) and np.array_equal(frame.image, frames[i])
+    bgra = next(iter(vidproc.open(path, device="cpu", order="bgr", channels=4))).image
+    assert bgra.shape == (H, W, 4) and np.array_equal(bgra[..., 2::-1], frames[0]) and np.all(bgra[..., 3] == 255)
+    reader = vidproc.open(path, device="cpu")
+    assert (reader.width, reader.height, reader.codec, reader.decode_path) == (W, H, "ffv1", "software")
+
+
+def test_open_errors(tmp_path):
+    with pytest.raises(RuntimeError, match="missing.mp4"):
+        vidproc.open(tmp_path / "missing.mp4", device="cpu")
+    junk = tmp_path / "junk.mp4"
+    junk.write_bytes(np.random.default_rng(1).integers(0, 256, 4000, dtype=np.uint8).tobytes())
+    with pytest.raises(RuntimeError):
+        vidproc.open(junk, device="cpu")

@@ -16,7 +16,7 @@ import numpy as _np
 
 from . import _vidproc
 
-__all__ = ["Chain", "apply", "filters", "cuda_available", "DeviceArray"]
+__all__ = ["Chain", "apply", "filters", "cuda_available", "DeviceArray", "open", "Frame", "VideoReader"]
 
 DeviceArray = _vidproc.DeviceArray
 cuda_available = _vidproc.cuda_available
@@ -321,3 +321,92 @@ class Chain:
 def apply(spec, img, device="auto", order="rgb", **kwargs):
     """One-shot: ``vidproc.apply("median=r=2", img)``."""
     return Chain(spec, device=device, order=order)(img, **kwargs)
+
+
+class Frame:
+    """One decoded frame: ``image`` (H, W, C) uint8, ``pts`` in seconds, ``index`` in
+    decode order."""
+
+    __slots__ = ("image", "pts", "index")
+
+    def __init__(self, image, pts, index):
+        self.image, self.pts, self.index = image, pts, index
+
+    def __repr__(self):
+        return f"vidproc.Frame({tuple(self.image.shape)}, pts={self.pts:.6f}, index={self.index})"
+
+
+_OUTPUTS = ("numpy", "torch", "cupy", "dlpack")
+
+
+class VideoReader:
+    """The frames of a video file or stream, decoded and converted as ``vidproc --vf``
+    receives them: ``for frame in vidproc.open("clip.mp4", device="cuda"): ...``.
+
+    device: "cuda" decodes on NVDEC where the program's ``--hwdec auto`` would, and the
+    frames stay on the GPU; "cpu" decodes in software into host memory; "auto" is cuda
+    when a device is present. output: the frames' type, "numpy" (host), or on the GPU
+    "torch", "cupy" or "dlpack" (a ``vidproc.DeviceArray``, readable through DLPack and
+    ``__cuda_array_interface__``); default numpy for cpu, dlpack for cuda. order: "rgb"
+    or "bgr"; channels: 3, or 4 (alpha 255), or 1 (grey, the rounded luma). Each frame
+    is a new array; CUDA frames are written on the output library's current stream.
+    """
+
+    def __init__(self, url, device="auto", output=None, order="rgb", channels=3):
+        if order not in ("rgb", "bgr"):
+            raise ValueError(f"order must be 'rgb' or 'bgr', not {order!r}")
+        if channels not in (1, 3, 4):
+            raise ValueError(f"channels must be 1, 3 or 4, not {channels!r}")
+        if device == "cuda" and not _vidproc.cuda_available():
+            raise RuntimeError("vidproc: device 'cuda' was asked for, but no CUDA device is available")
+        self._reader = _vidproc.VideoReader(str(url), device)
+        cuda = self._reader.cuda
+        self.output = output or ("dlpack" if cuda else "numpy")
+        if self.output not in _OUTPUTS:
+            raise ValueError(f"output must be one of {', '.join(_OUTPUTS)}, not {self.output!r}")
+        if (self.output == "numpy") == cuda:
+            raise ValueError(f"output {self.output!r} does not match a {'cuda' if cuda else 'cpu'} reader")
+        self._layout = _LAYOUT[(order, channels)]
+        self._channels = channels
+
+    width = property(lambda self: self._reader.width)
+    height = property(lambda self: self._reader.height)
+    fps = property(lambda self: self._reader.fps)
+    duration = property(lambda self: self._reader.duration_us / 1e6)
+    codec = property(lambda self: self._reader.codec)
+    decode_path = property(lambda self: self._reader.decode_path)
+    cuda = property(lambda self: self._reader.cuda)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        size = self._reader.peek()
+        if size is None:
+            raise StopIteration
+        w, h = size
+        shape = (h, w) if self._channels == 1 else (h, w, self._channels)
+        image, stream, device = self._allocate(shape)
+        a = _describe(image, "frame")
+        stamp = self._reader.read(a.ptr, a.strides[0], self._layout, w, h, device, stream)
+        if stamp is None:
+            raise StopIteration
+        return Frame(image, stamp[0] / 1e6, stamp[1])
+
+    def _allocate(self, shape):
+        if self.output == "numpy":
+            return _np.empty(shape, _np.uint8), 0, 0
+        if self.output == "torch":
+            import torch
+            device = torch.cuda.current_device()
+            return (torch.empty(shape, dtype=torch.uint8, device=f"cuda:{device}"),
+                    torch.cuda.current_stream(device).cuda_stream, device)
+        if self.output == "cupy":
+            import cupy
+            return cupy.empty(shape, dtype=cupy.uint8), cupy.cuda.get_current_stream().ptr, cupy.cuda.Device().id
+        return _vidproc.DeviceArray(list(shape), 0), 0, 0
+
+
+def open(url, device="auto", output=None, order="rgb", channels=3):  # noqa: A001 - vidproc.open, as io.open
+    """``for frame in vidproc.open("clip.mp4"): chain(frame.image)``: see VideoReader."""
+    return VideoReader(url, device=device, output=output, order=order, channels=channels)

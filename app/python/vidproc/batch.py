@@ -2,9 +2,9 @@
 per file, one worker per GPU.
 
 Each task runs the ``vidproc`` command-line program by subprocess, so this module needs
-only the standard library and ``dask.distributed`` (not the compiled extension): workers
-need the vidproc binary, this package importable, and the same paths as the client (a
-shared file system). See docs/batch.md.
+only the standard library and ``dask.distributed`` (not the compiled extension). Workers
+need dask, the vidproc binary and the same paths as the client (a shared file system),
+not this package. See docs/batch.md.
 """
 
 import argparse
@@ -17,7 +17,11 @@ import tempfile
 import time
 import uuid
 
+import cloudpickle
 from distributed import Client, LocalCluster, as_completed
+
+# Tasks travel by value, so workers need not import this package (nor its extension).
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 __all__ = ["BatchError", "FileResult", "expand_inputs", "output_paths", "process_files", "main"]
 
@@ -94,8 +98,8 @@ def output_paths(inputs, output_dir, suffix=".mkv"):
 
 
 def _run_vidproc(vidproc, input, output, vf, args, overwrite):
-    """One task, on a worker: vidproc INPUT -> OUTPUT; a plain dict, so the client needs no
-    pickled classes back. Failures are returned, not raised, so one file cannot stop the others."""
+    """One task, on a worker: vidproc INPUT -> OUTPUT, returning FileResult's fields. Failures
+    are returned, not raised, so one file cannot stop the others."""
     os.makedirs(os.path.dirname(output), exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="vidproc-batch-") as tmp:
         stats_path = os.path.join(tmp, "stats.json")
@@ -168,12 +172,12 @@ def process_files(inputs, output_dir, vf, args=(), *, client=None, gpus_per_job=
         results = [None] * len(inputs)
         for future in as_completed(futures):
             index = futures[future]
-            if future.status == "finished":
-                record = FileResult(**future.result())
-            else:  # the task itself failed, e.g. its worker died (KilledWorker)
-                record = FileResult(inputs[index], outputs[index], None, 0.0, None,
-                                    f"task failed: {future.exception()!r}")
-            results[index] = record
+            try:
+                fields = future.result()
+            except Exception as e:  # the task itself failed, e.g. its worker died (KilledWorker)
+                fields = dict(input=inputs[index], output=outputs[index], returncode=None, seconds=0.0, stats=None,
+                              stderr=f"task failed: {e!r}")
+            record = results[index] = FileResult(**fields)
             if on_result is not None:
                 on_result(record)
     finally:
@@ -215,7 +219,8 @@ def main(argv=None):
     parser.add_argument("--vf", required=True, help="vidproc filter chain, e.g. blur=r=2,kmeans=k=4")
     parser.add_argument("--out", required=True, metavar="DIR", help="output directory")
     parser.add_argument("--suffix", default=".mkv", help="output file name suffix (default .mkv)")
-    parser.add_argument("--vidproc", metavar="PATH", help="vidproc binary (default: $VP_VIDPROC, else vidproc on PATH)")
+    parser.add_argument("--vidproc", metavar="PATH",
+                        help="vidproc binary (default: $VP_VIDPROC, else vidproc on PATH)")
     parser.add_argument("inputs", nargs="+", metavar="FILE_OR_DIR",
                         help="video files; a directory stands for the video files directly inside it")
     opts = parser.parse_args(argv)
@@ -225,8 +230,9 @@ def main(argv=None):
         parser.error("no video files in " + " ".join(opts.inputs))
     client = Client(opts.scheduler) if opts.scheduler else None
     try:
-        results = process_files(inputs, opts.out, opts.vf, extra, client=client, gpus_per_job=1 if opts.gpus else None,
-                                vidproc=opts.vidproc, suffix=opts.suffix, n_workers=opts.local,
+        results = process_files(inputs, opts.out, opts.vf, extra, client=client,
+                                gpus_per_job=1 if opts.gpus else None, vidproc=opts.vidproc,
+                                suffix=opts.suffix, n_workers=opts.local,
                                 on_result=lambda r: print(_format(r), flush=True))
     except ValueError as e:
         print(f"{parser.prog}: error: {e}", file=sys.stderr)
@@ -240,8 +246,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    # Run main() from the imported module, not this __main__ copy, so the task function is
-    # pickled as vidproc.batch._run_vidproc, the name workers import.
-    from vidproc.batch import main as _main
-
-    sys.exit(_main())
+    sys.exit(main())

@@ -129,6 +129,48 @@ class Chain {
   std::unique_ptr<Impl> impl_;
 };
 
+// One decoded frame's place in its video.
+struct FrameStamp {
+  int64_t ptsUs = 0;  // presentation time, microseconds from the start
+  int64_t index = 0;  // decode order, from 0
+};
+
+// The frames of a video file or network stream, decoded and converted to 8-bit images
+// exactly as the program does it before its chain (the same bytes as `vidproc --vf`
+// receives). Device::Cuda decodes on NVDEC where the program's `--hwdec auto` would (the
+// frames never leave the GPU) and converts on the GPU; Cpu decodes in software and
+// converts on the CPU; Auto is Cuda when a device is present. Decoding runs ahead on its
+// own threads. Throws std::runtime_error with the program's one-line message when the
+// input cannot be opened or decoding fails.
+class VideoReader {
+ public:
+  explicit VideoReader(std::string_view url, Device device = Device::Auto);
+  ~VideoReader();
+  VideoReader(VideoReader&&) noexcept;
+  VideoReader& operator=(VideoReader&&) noexcept;
+  VideoReader(const VideoReader&) = delete;
+  VideoReader& operator=(const VideoReader&) = delete;
+
+  // Waits for the next frame and gives its size; false at the end of the video.
+  bool peek(int* width, int* height);
+  // Writes the next frame into `out` (its size, any layout; device memory for a Cuda
+  // reader, host memory for Cpu), ordered on `stream`. False at the end of the video. A
+  // stream that changes size mid-way: peek() says the new size, read() refuses another.
+  bool read(const Image& out, FrameStamp* stamp = nullptr, cudaStream_t stream = nullptr);
+
+  int width() const;   // as opened
+  int height() const;
+  double fps() const;  // average frame rate; 0 when unknown
+  int64_t durationUs() const;  // 0 when unknown or live
+  std::string codec() const;   // "hevc"
+  std::string decodePath() const;  // "nvdec" or "software"
+  MemoryKind memory() const;  // where read() writes: Device for a Cuda reader
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
 // Whether a CUDA device is usable from this process.
 bool cudaAvailable();
 

@@ -2,7 +2,7 @@
 // twins, device images the kernels on the caller's stream; both through the same element
 // implementations the program's processors hold (chain_elements.h), so state carries
 // between calls as it does between frames.
-#include "gpu/api/vidproc.h"
+#include "app/api/vidproc.h"
 
 #include "gpu/backend/chain_elements.h"
 #include "gpu/color/color_convert.h"

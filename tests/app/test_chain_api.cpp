@@ -1,4 +1,4 @@
-// The library face (gpu/api/vidproc.h), tested through the shared library a user links:
+// The library face (app/api/vidproc.h), tested through the shared library a user links:
 // the same bytes as the program's processor on RGB frames, every layout, state across
 // calls, the editing verbs and their errors; on a GPU the device path against the host's.
 #include <vidproc/vidproc.h>

@@ -30,5 +30,13 @@ if has tests; then
   "$py" -m pytest -q -p no:cacheprovider tests/python 2>&1 | tee "$out/pytest.log" | tail -25
 fi
 if has bench; then
-  "$py" tests/bench/peers/python_api.py 2>&1 | tee "$out/python_api.txt"
+  # Decode + filter of a 4K HEVC clip: the program's rate, then vidproc.open's from Python.
+  clip=/tmp/vp-4k-hevc.mkv
+  [[ -f $clip ]] || "$bundle/run" build-server/tests/vp_make_clip $clip 3840 2160 ${VP_DECODE_FRAMES:-240} libx265 yuv420p 30 > /dev/null
+  for rep in 1 2; do
+    "$bundle/run" build-server/vidproc $clip --headless --no-progress --log-level warn --vf kmeans=k=8 \
+      --stats-json "$out/cli-decode-$rep.json" > "$out/cli-decode-$rep.txt" 2>&1
+    echo "cli decode + kmeans=k=8 ($rep): $(grep -E '^rate|^decode' "$out/cli-decode-$rep.txt" | tr '\n' ' ')"
+  done
+  VP_DECODE_CLIP=$clip "$py" tests/bench/peers/python_api.py 2>&1 | tee "$out/python_api.txt"
 fi

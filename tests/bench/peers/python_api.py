@@ -3,7 +3,10 @@ as vp_bench's BM_ChainApiGpu rows are (N calls on one stream between CUDA events
 call), plus the host's own time per call (what a Python loop pays when the GPU is not
 the bound). Run on the GPU machine with the module importable:
     python3 tests/bench/peers/python_api.py
-One line per case: "python CASE WxH: MEDIAN_US us/frame (min MIN_US) host HOST_US us/call"."""
+One line per case: "python CASE WxH: MEDIAN_US us/frame (min MIN_US) host HOST_US us/call".
+With VP_DECODE_CLIP set: decode + filter of that clip through vidproc.open(device="cuda"),
+frames per second, beside which scripts/gpu_python.sh puts the program's own rate."""
+import os
 import time
 
 import torch
@@ -66,7 +69,26 @@ def torch_median3(img):
     return patches.reshape(*patches.shape[:4], 9).median(dim=-1).values[0].permute(1, 2, 0).to(torch.uint8)
 
 
+def decode_case(path, spec, reps=2):
+    """Frames per second of vidproc.open + a chain over a whole clip, frames kept on the GPU."""
+    for rep in range(reps):
+        chain = vidproc.Chain(spec)
+        torch.cuda.synchronize()
+        t0, n, out = time.perf_counter(), 0, None
+        for frame in vidproc.open(path, device="cuda", output="torch"):
+            if out is None:
+                out = torch.empty_like(frame.image)
+            chain(frame.image, out=out)
+            n += 1
+        torch.cuda.synchronize()
+        seconds = time.perf_counter() - t0
+        print(f"python decode + {spec} ({rep + 1}): {n} frames in {seconds:.2f} s: {n / seconds:.1f} fps", flush=True)
+
+
 def main():
+    clip = os.environ.get("VP_DECODE_CLIP")
+    if clip:
+        decode_case(clip, os.environ.get("VP_DECODE_CHAIN", "kmeans=k=8"))
     for w, h in ((1920, 1080), (3840, 2160)):
         rgb, rgba = natural(h, w), natural(h, w, 4)
         out3, out4 = torch.empty_like(rgb), torch.empty_like(rgba)

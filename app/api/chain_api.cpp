@@ -4,6 +4,7 @@
 // between calls as it does between frames.
 #include "app/api/vidproc.h"
 
+#include "app/api/pixel_layout.h"
 #include "gpu/backend/chain_elements.h"
 #include "gpu/color/color_convert.h"
 #include "gpu/color/pixel_pack.h"
@@ -52,17 +53,6 @@ bool cudaAvailable() { return cudaDeviceCountOrZero() > 0; }
 
 namespace {
 
-PixelFormat formatOf(PixelLayout layout) {
-  switch (layout) {
-    case PixelLayout::RGBA: return PixelFormat::Rgba;
-    case PixelLayout::RGB: return PixelFormat::Rgb24;
-    case PixelLayout::BGR: return PixelFormat::Bgr24;
-    case PixelLayout::BGRA: return PixelFormat::Bgra;
-    case PixelLayout::GRAY: return PixelFormat::Gray;
-  }
-  throw std::invalid_argument("unknown pixel layout");
-}
-
 // Grey samples are pixel values, not limited-range luma: no range expansion.
 constexpr ColorSpace kPlainColour{ColorMatrix::Bt601, ColorRange::Full};
 
@@ -88,7 +78,7 @@ bool overlaps(const Image& a, const Image& b) {
 
 PlanarView planarOf(const Image& im) {
   PlanarView v;
-  v.format = formatOf(im.layout);
+  v.format = api::formatOf(im.layout);
   v.width = im.width, v.height = im.height;
   v.data[0] = static_cast<const uint8_t*>(im.data);
   v.pitch[0] = im.pitch;
@@ -163,7 +153,7 @@ class HostRunner {
       src = &pingPong_[next];
       next ^= 1;
     }
-    rgbaToPackedCpu(src->view(), formatOf(out.layout), static_cast<uint8_t*>(out.data), out.pitch);
+    rgbaToPackedCpu(src->view(), api::formatOf(out.layout), static_cast<uint8_t*>(out.data), out.pitch);
   }
   void reset() { elements_ = {}; }
   const FrameResults& results() const { return latest_; }
@@ -237,7 +227,7 @@ class DeviceRunner {
         VP_CUDA_CHECK(cudaMemcpy2DAsync(out.data, out.pitch, src.data, src.pitch, size_t(w) * 4, size_t(h),
                                         cudaMemcpyDeviceToDevice, stream));
       } else {
-        rgbaToPackedGpu(src, formatOf(out.layout), static_cast<uint8_t*>(out.data), out.pitch, stream);
+        rgbaToPackedGpu(src, api::formatOf(out.layout), static_cast<uint8_t*>(out.data), out.pitch, stream);
       }
     }
     s.done.record(stream);
@@ -383,9 +373,7 @@ struct Chain::Impl {
       runStaged(in, out, stream);
       last = Last::Device;
     } else {
-      if (overlaps(in, out) && in.data != out.data)
-        throw std::invalid_argument("input and output overlap without being the same image");
-      host.run(chain, in, out);
+      host.run(chain, in, out);  // the input is converted whole before the output is written: any overlap is safe
       last = Last::Host;
     }
   }

@@ -3,6 +3,7 @@
 // layout, on the CPU or on the caller's stream.
 #include "app/api/vidproc.h"
 
+#include "app/api/pixel_layout.h"
 #include "gpu/color/color_convert.h"
 #include "gpu/color/pixel_pack.h"
 #include "gpu/cuda/cuda_devices.h"
@@ -16,20 +17,7 @@
 namespace vp {
 
 namespace {
-
-PixelFormat packedFormat(PixelLayout layout) {
-  switch (layout) {
-    case PixelLayout::RGBA: return PixelFormat::Rgba;
-    case PixelLayout::RGB: return PixelFormat::Rgb24;
-    case PixelLayout::BGR: return PixelFormat::Bgr24;
-    case PixelLayout::BGRA: return PixelFormat::Bgra;
-    case PixelLayout::GRAY: return PixelFormat::Gray;
-  }
-  throw std::invalid_argument("unknown pixel layout");
-}
-
-constexpr int kQueueFrames = 4;
-
+constexpr int kQueueFrames = 4;  // decoded frames the reader may run ahead
 }  // namespace
 
 struct VideoReader::Impl {
@@ -61,7 +49,7 @@ struct VideoReader::Impl {
     if (!cuda) {
       if (rgbaHost.width() != w || rgbaHost.height() != h) rgbaHost = HostImage(w, h);
       convertToRgbaCpu(planarView(info.layout, f.data()), rgbaHost.view(), info.color);
-      rgbaToPackedCpu(rgbaHost.view(), packedFormat(out.layout), static_cast<uint8_t*>(out.data), out.pitch);
+      rgbaToPackedCpu(rgbaHost.view(), api::formatOf(out.layout), static_cast<uint8_t*>(out.data), out.pitch);
       return;
     }
     if (rgbaDevice.width() != w || rgbaDevice.height() != h) rgbaDevice = DeviceImage(w, h);
@@ -77,7 +65,7 @@ struct VideoReader::Impl {
     convertToRgbaGpu(planes, rgbaDevice.view(), info.color, stream);
     if (!converted) converted.emplace(cudaEventDisableTiming);
     converted->record(stream);  // the frame (surface or host planes) may be reused after this
-    rgbaToPackedGpu(rgbaDevice.view(), packedFormat(out.layout), static_cast<uint8_t*>(out.data), out.pitch, stream);
+    rgbaToPackedGpu(rgbaDevice.view(), api::formatOf(out.layout), static_cast<uint8_t*>(out.data), out.pitch, stream);
   }
 };
 

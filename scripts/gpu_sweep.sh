@@ -3,11 +3,11 @@
 # benchmarks, pipeline benchmarks. Run on the GPU machine from a device bundle:
 #   scripts/gpu_bundle.sh .gpu
 #   (device, carry .gpu) scripts/gpu_sweep.sh .gpu build-server "$OUT" [parts]
-# parts: any of tests sanitize bench pipeline (default: all). Logs go to OUT.
+# parts: any of tests library sanitize bench pipeline (default: all). Logs go to OUT.
 # VP_BENCH_QUEUED=1 times the kernel benchmarks queued behind a host-held gate (the GPU's
 # work without the first launch's submission; tests/support/cuda_bench.h).
 set -uo pipefail
-bundle=${1:-.gpu}; build=${2:-build-server}; out=${3:-${OUT:-/tmp/vp-sweep}}; parts=${4:-"tests sanitize bench pipeline"}
+bundle=${1:-.gpu}; build=${2:-build-server}; out=${3:-${OUT:-/tmp/vp-sweep}}; parts=${4:-"tests library sanitize bench pipeline"}
 mkdir -p "$out"
 # scripts/gpu_bundle.sh ships the binaries compressed.
 [[ -f $bundle/bin.tar.xz && ! -d $bundle/bin ]] && tar -C "$bundle" -xJf "$bundle/bin.tar.xz"
@@ -17,22 +17,42 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu 
 
 if has tests; then
   echo "== tests"
-  # End-to-end tests run the bundled binary on the CUDA backend. Four shards side by side
-  # (the machine's 16 cores), then the real-time playback tests alone: with the shards
-  # beside them they drop frames late and judge sync on a machine that cannot keep time.
+  # End-to-end tests run the bundled binary on the CUDA backend. Shards side by side, the
+  # machine's cores divided among them (each shard's CPU twins would otherwise start a
+  # thread per core: 4 shards x 16 threads on 16 cores took > 470 s, 8 shards x 2 threads
+  # 105 s), then the real-time playback tests alone: with the shards beside them they drop
+  # frames late and judge sync on a machine that cannot keep time.
   run tests/vp_tests --gtest_list_tests > /dev/null  # unpacks the bundle's libraries once
   export VP_VIDPROC="$(pwd)/$bundle/run $build/vidproc" VP_E2E_BACKEND=cuda
-  for i in 0 1 2 3; do
-    GTEST_TOTAL_SHARDS=4 GTEST_SHARD_INDEX=$i run tests/vp_tests --gtest_brief=1 --gtest_filter='-AudioPlayback.*' \
-      > "$out/tests$i.log" 2>&1 &
+  shards=${VP_TEST_SHARDS:-8}
+  threads=$(( $(nproc) / shards )); (( threads < 1 )) && threads=1
+  start=$SECONDS
+  for ((i = 0; i < shards; ++i)); do
+    OMP_NUM_THREADS=$threads GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i \
+      run tests/vp_tests --gtest_brief=1 --gtest_filter='-AudioPlayback.*' > "$out/tests$i.log" 2>&1 &
   done
   wait
   run tests/vp_tests --gtest_brief=1 --gtest_filter='AudioPlayback.*' > "$out/tests-playback.log" 2>&1
+  echo "suite: $shards shards x $threads OpenMP threads, $((SECONDS - start)) s"
   for log in "$out"/tests*.log; do
     echo "$(basename "$log"): $(grep -E "^\[  (PASSED|SKIPPED|FAILED)  *\]" "$log" | tr '\n' ' ')"
     grep -E "^\[  FAILED  \]" "$log" | head -10
   done
   unset VP_VIDPROC VP_E2E_BACKEND
+fi
+
+if has library; then
+  # The library face: its C++ tests, its cost over the bare kernels, then the Python module
+  # built on this machine against its Python (tests, benchmark beside plain torch).
+  echo "== library"
+  run tests/vp_tests --gtest_brief=1 --gtest_filter='ChainApi*:VideoReader*' > "$out/library-tests.log" 2>&1
+  echo "library tests: $(grep -E "^\[  (PASSED|SKIPPED|FAILED)  *\]" "$out/library-tests.log" | tr '\n' ' ')"
+  grep -E "^\[  FAILED  \]|Failure" "$out/library-tests.log" | head -10
+  run tests/vp_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true --benchmark_min_time=0.05 \
+    --benchmark_filter='BM_ChainApiGpu|BM_KmeansGpu/w:1920/h:1080/k:8/it:20/init:0/|BM_MedianGpu/w:(1920|3840)/h:(1080|2160)/r:1/border:1' \
+    --benchmark_out="$out/library-bench.json" --benchmark_out_format=json > "$out/library-bench.txt" 2>&1
+  grep -E "_median|ERROR" "$out/library-bench.txt"
+  scripts/gpu_python.sh "$bundle" "$out/python"
 fi
 
 if has sanitize; then

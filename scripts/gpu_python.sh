@@ -32,7 +32,7 @@ fi
 if has bench; then
   # Decode + filter of a 4K HEVC clip: the program's rate, then vidproc.open's from Python.
   clip=/tmp/vp-4k-hevc.mkv
-  [[ -f $clip ]] || "$bundle/run" build-server/tests/vp_make_clip $clip 3840 2160 ${VP_DECODE_FRAMES:-240} libx265 yuv420p 30 > /dev/null
+  [[ -f $clip ]] || "$bundle/run" build-server/tests/vp_make_clip $clip 3840 2160 ${VP_DECODE_FRAMES:-480} libx265 yuv420p 30 > /dev/null
   for rep in 1 2; do
     "$bundle/run" build-server/vidproc $clip --headless --no-progress --log-level warn --vf kmeans=k=8 \
       --stats-json "$out/cli-decode-$rep.json" > "$out/cli-decode-$rep.txt" 2>&1

@@ -184,7 +184,10 @@ class DeviceRunner {
     if (!chain.sameShape(elements_.shape)) {
       waitIdle();
       elements_.reshape(chain, [](const FilterInfo& f) { return f.makeGpu(); },
-                        [&](GpuFilter& f) { f.configure(w, h, kSlots); });
+                        [&](GpuFilter& f) {
+                          f.setConcurrentSlots(false);  // the slots follow one another: launch for a GPU alone
+                          f.configure(w, h, kSlots);
+                        });
     }
     const int si = (lastSlot_ + 1) % kSlots;
     Slot& s = slots_[size_t(si)];

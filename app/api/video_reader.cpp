@@ -17,7 +17,7 @@
 namespace vp {
 
 namespace {
-constexpr int kQueueFrames = 4;  // decoded frames the reader may run ahead
+constexpr int kQueueFrames = 6;  // decoded frames the reader may run ahead (the program: streams + 3)
 }  // namespace
 
 struct VideoReader::Impl {
@@ -78,7 +78,7 @@ VideoReader::VideoReader(std::string_view url, Device device) : impl_(std::make_
   o.url = std::string(url);
   o.hwdec = impl_->cuda ? HwDecodeMode::Auto : HwDecodeMode::No;
   o.gpu = impl_->cuda ? currentCudaDevice() : 0;
-  o.hwHeldFrames = kQueueFrames + 2;  // the queue, the frame being written
+  o.hwHeldFrames = kQueueFrames + 3;  // the queue, the frame held until the next read, the one being written, a spare
   try {
     impl_->source = openSource(o);
   } catch (const SourceError& e) {

@@ -158,12 +158,12 @@ class VideoReader {
   // stream that changes size mid-way: peek() says the new size, read() refuses another.
   bool read(const Image& out, FrameStamp* stamp = nullptr, cudaStream_t stream = nullptr);
 
-  int width() const;   // as opened
+  int width() const;   // of the latest decoded frame (before the first: the stream's)
   int height() const;
   double fps() const;  // average frame rate; 0 when unknown
   int64_t durationUs() const;  // 0 when unknown or live
   std::string codec() const;   // "hevc"
-  std::string decodePath() const;  // "nvdec" or "software"
+  std::string decodePath() const;  // of the latest decoded frame: "nvdec" or "software"
   MemoryKind memory() const;  // where read() writes: Device for a Cuda reader
 
  private:

@@ -81,6 +81,15 @@ class GpuFilter {
   // The slot's work has completed (frames finish in submission order): metrics that
   // needed the device (iterations, cost). Default: none.
   virtual void finish(int slot, ElementResult& result) { (void)slot, (void)result; }
+
+  // Whether the slots' frames run at once on several streams (the program's pipeline: the
+  // default) or one after another on one stream (the library, whose slots only keep state
+  // apart). A filter may choose its launch policy by it; set before configure().
+  void setConcurrentSlots(bool on) { concurrentSlots_ = on; }
+  bool concurrentSlots() const { return concurrentSlots_; }
+
+ private:
+  bool concurrentSlots_ = true;
 };
 
 // The CPU twin of a GpuFilter: the same output bit for bit, synchronously.

@@ -144,6 +144,8 @@ TEST(VideoReaderGpu, CudaReaderEqualsTheCpuReader) {
     for (size_t i = 0; i < want.frames.size(); ++i) EXPECT_EQ(got.frames[i], want.frames[i]) << "frame " << i;
   }
   VideoReader nvdec(dir.file("h264.mp4"), Device::Cuda);
+  int w = 0, h = 0;
+  ASSERT_TRUE(nvdec.peek(&w, &h));  // the path is known once a frame is decoded
   EXPECT_EQ(nvdec.decodePath(), "nvdec");
 }
 

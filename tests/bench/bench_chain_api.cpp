@@ -47,6 +47,7 @@ void BM_ChainApiGpu(benchmark::State& st) {
 
   const FilterChain parsed = parseChain(spec);
   std::unique_ptr<GpuFilter> element = parsed[0].filter().makeGpu();
+  element->setConcurrentSlots(false);  // as the library runs it: one stream
   element->configure(w, h, 2);
   ElementResult result;
   int slot = 0;

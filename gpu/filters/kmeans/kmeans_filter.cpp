@@ -108,9 +108,10 @@ class GpuKmeans final : public GpuFilter {
       // K-means writes only the first k centres; the state goes to the host whole.
       VP_CUDA_CHECK(cudaMemset(slots_.back()->frame.get(), 0, sizeof(FrameState)));
     }
-    // With two or more slots, one slot's K-means runs beside the others' kernels: the
-    // policy for a shared GPU (kmeans_policy.h); with one slot it has the GPU to itself.
-    ws_ = std::make_unique<KmeansWorkspace>(slots > 1 ? KmeansLoad::Shared : KmeansLoad::Alone);
+    // With two or more concurrent slots, one slot's K-means runs beside the others' kernels:
+    // the policy for a shared GPU (kmeans_policy.h); with one slot, or slots that follow one
+    // another on one stream (the library), it has the GPU to itself.
+    ws_ = std::make_unique<KmeansWorkspace>(slots > 1 && concurrentSlots() ? KmeansLoad::Shared : KmeansLoad::Alone);
     pixels_ = int64_t(width) * height;
     last_ = -1;  // new buffers hold no centres: the next frame re-initialises
     schedule_.reset();

@@ -22,8 +22,8 @@ constexpr int kQueueFrames = 6;  // decoded frames the reader may run ahead (the
 
 struct VideoReader::Impl {
   bool cuda = false;
+  std::unique_ptr<FrameQueue> queue;  // declared before the source: it outlives the source's threads
   std::unique_ptr<Source> source;
-  std::unique_ptr<FrameQueue> queue;  // declared after source: destroyed first, so stop the source first
   bool holding = false;               // the head frame is converted and still held (popped at the next read)
   std::optional<Event> converted;     // cuda: the held frame's convert has finished reading it
   DeviceBuffer upload;                // cuda, software-decoded frames: their planes on the device
@@ -32,8 +32,8 @@ struct VideoReader::Impl {
   bool ended = false;
 
   ~Impl() {
-    if (converted) cudaEventSynchronize(*converted);
-    if (source) source->stop();
+    if (converted) cudaEventSynchronize(*converted);  // the convert still reading a held surface
+    source.reset();  // stops and joins its threads while the queue lives
   }
 
   void releaseHeld() {

@@ -4,6 +4,7 @@
 //   mode 1: vp::Chain on a packed RGBA device image (the element reads and writes it)
 //   mode 2: vp::Chain on a packed RGB device image (+ the convert to RGBA and the pack back)
 //   mode 3: as 2, a batch of 64 frames in one processBatch call (time per frame)
+//   mode 4: as 2, on the legacy default stream (torch's default current stream)
 // The Python module adds its own per-call cost on top: tests/bench/peers/python_api.py.
 #include <vidproc/vidproc.h>
 
@@ -55,7 +56,8 @@ void BM_ChainApiGpu(benchmark::State& st) {
   const Image a{in.get(), pitch, w, h, channels == 4 ? PixelLayout::RGBA : PixelLayout::RGB, MemoryKind::Device, 0};
   const Image b{out.get(), pitch, w, h, a.layout, MemoryKind::Device, 0};
 
-  Stream stream;
+  Stream own;
+  cudaStream_t stream = mode == 4 ? cudaStreamLegacy : cudaStream_t(own);
   const auto call = [&](cudaStream_t s) {
     if (mode == 0) {
       element->enqueue(slot, rgbaIn.view(), rgbaOut.view(), parsed[0], result, s);
@@ -73,12 +75,12 @@ void BM_ChainApiGpu(benchmark::State& st) {
   // Manual time covers `calls` calls of `frames` frames: report per frame.
   st.counters["us/frame"] = benchmark::Counter(double(calls * frames) * double(st.iterations()),
                                                benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-  static const char* const kModes[] = {"element", "api rgba", "api rgb", "api rgb batch 64"};
+  static const char* const kModes[] = {"element", "api rgba", "api rgb", "api rgb batch 64", "api rgb legacy stream"};
   st.SetLabel(std::string(kModes[mode]) + " " + spec);
 }
 BENCHMARK(BM_ChainApiGpu)
     ->ArgNames({"w", "h", "chain", "mode"})
-    ->ArgsProduct({{1920}, {1080}, {0, 1}, {0, 1, 2, 3}})
+    ->ArgsProduct({{1920}, {1080}, {0, 1}, {0, 1, 2, 3, 4}})
     ->ArgsProduct({{3840}, {2160}, {0, 1}, {0, 2}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);

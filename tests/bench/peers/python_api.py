@@ -98,6 +98,9 @@ def main():
             time_case(f"vidproc {label} rgb", w, h, lambda: chain(rgb, out=out3))
             time_case(f"vidproc {label} rgb new tensor", w, h, lambda: chain(rgb))
             time_case(f"vidproc {label} rgba", w, h, lambda: chain(rgba, out=out4))
+            side = torch.cuda.Stream()  # a stream of torch's own (non-blocking), current for the case
+            with torch.cuda.stream(side):
+                time_case(f"vidproc {label} rgb own stream", w, h, lambda: chain(rgb, out=out3))
             if w == 1920:
                 batch = natural(h, w, 3, 64)
                 bout = torch.empty_like(batch)

@@ -118,14 +118,18 @@ class DeviceScope {
  public:
   explicit DeviceScope(int device) {
     VP_CUDA_CHECK(cudaGetDevice(&before_));
-    if (device != before_) VP_CUDA_CHECK(cudaSetDevice(device));
+    changed_ = device != before_;
+    if (changed_) VP_CUDA_CHECK(cudaSetDevice(device));
   }
-  ~DeviceScope() { cudaSetDevice(before_); }
+  ~DeviceScope() {
+    if (changed_) cudaSetDevice(before_);
+  }
   DeviceScope(const DeviceScope&) = delete;
   DeviceScope& operator=(const DeviceScope&) = delete;
 
  private:
   int before_ = 0;
+  bool changed_ = false;
 };
 
 // The CPU twins on host images.

@@ -12,6 +12,7 @@
 //   release()                        -> done with `out`; its slot becomes free
 #pragma once
 
+#include "gpu/color/compare_mode.h"
 #include "gpu/color/device_surface.h"
 #include "gpu/color/pixel_format.h"
 #include "gpu/filters/chain.h"
@@ -26,16 +27,6 @@
 
 namespace vp {
 
-// The compare view: the unprocessed frame beside the processed one, composed on the
-// device from the converted input the pipeline already holds.
-enum class CompareMode : uint8_t {
-  Off,    // the processed frame
-  Split,  // the original left of a vertical line, the processed frame right of it (same size)
-  Side,   // the original and the processed frame side by side (twice as wide)
-};
-inline constexpr int kCompareModeCount = 3;
-std::string_view compareModeName(CompareMode mode);  // "off", "split", "side"
-bool parseCompareMode(std::string_view name, CompareMode& out);
 
 struct ProcessParams {
   FilterChain chain;  // the filters, in order; empty: the converted frame as it is

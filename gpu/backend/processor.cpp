@@ -8,24 +8,6 @@
 
 namespace vp {
 
-std::string_view compareModeName(CompareMode mode) {
-  switch (mode) {
-    case CompareMode::Off: return "off";
-    case CompareMode::Split: return "split";
-    case CompareMode::Side: return "side";
-  }
-  return "unknown";
-}
-
-bool parseCompareMode(std::string_view name, CompareMode& out) {
-  for (CompareMode m : {CompareMode::Off, CompareMode::Split, CompareMode::Side})
-    if (compareModeName(m) == name) {
-      out = m;
-      return true;
-    }
-  return false;
-}
-
 std::string_view stageName(Stage stage) {
   static constexpr std::string_view kNames[kStageCount] = {"upload", "convert", "download", "present", "encode"};
   const auto i = static_cast<size_t>(stage);

@@ -10,7 +10,7 @@
 #pragma once
 
 #include "gpu/image.h"
-#include "gpu/processor.h"
+#include "gpu/color/compare_mode.h"
 
 #include <cuda_runtime_api.h>
 

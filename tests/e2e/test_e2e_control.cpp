@@ -3,7 +3,7 @@
 // ignored with a warning, pause idles the process, quit and signals end it cleanly.
 // The binary is $VP_VIDPROC (a command, e.g. ".gpu/run build/vidproc") or the one
 // built beside this test; VP_E2E_BACKEND picks the backend (cpu).
-#include "gpu/filters/kmeans/kmeans_view.h"
+#include "gpu/filters/common/segment_view.h"
 #include "support/audio_clips.h"
 #include "support/clips.h"
 #include "support/color_reference.h"

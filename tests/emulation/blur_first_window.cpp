@@ -32,7 +32,7 @@ int main() {
               return (y < 0 || y >= h) ? 0u : col[y];
             };
             auto sample = [&](int y) {
-              const int sy = blur::extendIndex(y, h, mode);
+              const int sy = extendIndex(y, h, mode);
               return sy < 0 ? 0u : at(sy);
             };
             auto window = [&](auto fetch) {  // as in the kernel
@@ -54,7 +54,7 @@ int main() {
               window(sample);
             uint32_t wantRb = 0, wantGa = 0;  // the definition
             for (int y = y0 - r; y <= y0 + r; ++y) {
-              const int sy = blur::extendIndex(y, h, mode);
+              const int sy = extendIndex(y, h, mode);
               const uint32_t v = sy < 0 ? 0u : col[sy];
               wantRb += blur::lanesRb(v), wantGa += blur::lanesGa(v);
             }

@@ -9,6 +9,8 @@
 // access is bounds-checked, uint4 stores alignment-checked, and every output pixel must
 // be written exactly once. Keep it in step with the kernel. Exit status 1 on any mismatch
 // (ctest: emulate_blur_fused); rows other than the automatic choice test segment edges.
+#include "gpu/filters/common/border.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -20,35 +22,17 @@
 
 namespace {
 
-enum class BorderMode { Zero, Replicate, Reflect, Wrap };
+using vp::BorderMode;  // and vp::extendIndex: the kernel's own (gpu/filters/common/border.h)
+using vp::extendIndex;
 const char* const kModeNames[] = {"zero", "replicate", "reflect", "wrap"};
 
 void check(bool ok, const char* what) {
   if (!ok) throw std::logic_error(what);
 }
 
-// ---- Copied from gpu/box_blur_math.h (what the kernel calls) ----
+// ---- Copied from gpu/filters/blur/box_blur_math.h (what the kernel calls) ----
 uint32_t lanesRb(uint32_t rgba) { return rgba & 0x00FF00FFu; }
 uint32_t lanesGa(uint32_t rgba) { return (rgba >> 8) & 0x00FF00FFu; }
-int extendIndex(int k, int n, BorderMode mode) {
-  if (k >= 0 && k < n) return k;
-  switch (mode) {
-    case BorderMode::Zero: return -1;
-    case BorderMode::Replicate: return k < 0 ? 0 : n - 1;
-    case BorderMode::Wrap: {
-      const int m = k % n;
-      return m < 0 ? m + n : m;
-    }
-    case BorderMode::Reflect: {
-      if (n == 1) return 0;
-      const int period = 2 * n - 2;
-      int m = k % period;
-      if (m < 0) m += period;
-      return m < n ? m : period - m;
-    }
-  }
-  return -1;
-}
 struct Divider {
   uint32_t mul = 1, shift = 0, half = 0;
 };

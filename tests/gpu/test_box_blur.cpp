@@ -138,7 +138,7 @@ TEST(BoxBlurMath, ExtendIndexFoldsLikeTheDefinition) {
   for (BorderMode mode : kBorderModes)
     for (int n = 1; n <= 9; ++n)
       for (int k = -300; k <= 300; ++k)
-        ASSERT_EQ(blur::extendIndex(k, n, mode), extend(k, n, mode)) << n << " " << k;
+        ASSERT_EQ(extendIndex(k, n, mode), extend(k, n, mode)) << n << " " << k;
 }
 
 TEST(BoxBlurMath, DividerIsExactRoundHalfUp) {

@@ -2,7 +2,7 @@
 // ushort4 (R, G, B sums, alpha) per pixel, 8 bytes, L2-resident at 1080p. The column pass
 // runs first because its prefix then packs into 8 bytes per pixel; the row prefix of
 // 24-bit sums would need 12.
-#include "gpu/filters/blur/blur_launch.cuh"
+#include "gpu/cuda/launch.cuh"
 #include "gpu/filters/blur/blur_passes.h"
 #include "gpu/filters/blur/box_blur_math.h"
 
@@ -98,7 +98,7 @@ __global__ void __launch_bounds__(kSlideThreads)
     return __ldg(reinterpret_cast<const uint32_t*>(column + size_t(y) * pitch));
   };
   auto sample = [&](int y) {  // through the border extension
-    const int sy = blur::extendIndex(y, h, border);
+    const int sy = extendIndex(y, h, border);
     return sy < 0 ? 0u : at(sy);
   };
   uint32_t rb = 0, ga = 0;
@@ -209,14 +209,14 @@ void launchSlideColumns(bool wide, ConstRgbaView in, ImageView<ushort4> sums, in
                         bool pdl, cudaStream_t stream) {
   const int w = in.width, h = in.height, rows = slideRows(w, h, radius);
   const dim3 grid((w + kSlideThreads - 1) / kSlideThreads, (h + rows - 1) / rows);
-  launch(wide ? columnSlideKernel<8, 16> : columnSlideKernel<4, 4>, grid, dim3(kSlideThreads), 0, stream, pdl,
+  launchKernel(wide ? columnSlideKernel<8, 16> : columnSlideKernel<4, 4>, grid, dim3(kSlideThreads), 0, stream, pdl,
          in, sums, radius, border, rows);
 }
 
 void launchWholeColumns(ConstRgbaView in, ImageView<ushort4> sums, int radius, BorderMode border,
                         size_t optin, bool pdl, cudaStream_t stream) {
   const int w = in.width, h = in.height, cw = columnsPerBlock(h, optin), segments = kColumnThreads / cw;
-  launch(columnSumsKernel, dim3((w + cw - 1) / cw), dim3(cw, segments), columnSmemBytes(h, cw), stream, pdl,
+  launchKernel(columnSumsKernel, dim3((w + cw - 1) / cw), dim3(cw, segments), columnSmemBytes(h, cw), stream, pdl,
          in, sums, radius, border, (h + segments - 1) / segments);
 }
 

@@ -8,9 +8,8 @@ namespace {
 constexpr OptionInfo kOptions[] = {
     {"r", OptionType::Int, 0, kMaxBlurRadius, 5, nullptr, "radius in pixels (0: identity)", 0, true},
     {"passes", OptionType::Int, 1, kMaxBlurPasses, 1, nullptr, "box passes (3 ~ Gaussian)", 1, true},
-    {"border", OptionType::Choice, 0, 3, 1, "zero|replicate|reflect|wrap", "samples outside the frame", 0, true},
+    kBorderOption,
 };
-static_assert(static_cast<int>(BorderMode::Wrap) == 3, "BorderMode changed: update the border choices");
 
 class GpuBlur final : public GpuFilter {
  public:

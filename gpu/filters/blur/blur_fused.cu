@@ -1,7 +1,8 @@
 // Box blur's fused pass (blur_passes.h): both axes in one kernel per pass, the vertical
 // window sums slid down the rows in registers, the horizontal prefix per row in shared
 // memory; no sums buffer and one launch per pass.
-#include "gpu/filters/blur/blur_launch.cuh"
+#include "gpu/cuda/launch.cuh"
+#include "gpu/cuda/warp_reduce.cuh"  // warpSum
 #include "gpu/filters/blur/blur_passes.h"
 #include "gpu/filters/blur/box_blur_math.h"
 
@@ -38,7 +39,7 @@ struct FusedColumns {
   __device__ FusedColumns(int first, int left, int w, BorderMode border) : c0(first) {
     contiguous = left >= kFusedItems && first >= 0 && first + kFusedItems <= w;
 #pragma unroll
-    for (int k = 0; k < kFusedItems; ++k) col[k] = k < left ? blur::extendIndex(first + k, w, border) : -1;
+    for (int k = 0; k < kFusedItems; ++k) col[k] = k < left ? extendIndex(first + k, w, border) : -1;
   }
   // The row's samples at these columns; row == nullptr: a zero row.
   __device__ __forceinline__ void load(const char* row, uint32_t (&v)[kFusedItems]) const {
@@ -61,7 +62,7 @@ __device__ __forceinline__ const char* imageRow(ConstRgbaView in, int y) {
 }
 // Row y through the vertical border fold; nullptr: a zero row.
 __device__ __forceinline__ const char* foldedRow(ConstRgbaView in, int y, BorderMode border) {
-  const int sy = blur::extendIndex(y, in.height, border);
+  const int sy = extendIndex(y, in.height, border);
   return sy < 0 ? nullptr : imageRow(in, sy);
 }
 
@@ -215,7 +216,7 @@ void launchFusedPass(ConstRgbaView in, RgbaView out, int radius, BorderMode bord
                      cudaStream_t stream) {
   const FusedGrid g = fusedGrid(in.width, in.height, radius, smCount);
   const blur::Divider div = blur::makeDivider(uint32_t(2 * radius + 1) * uint32_t(2 * radius + 1));
-  launch(fusedBlurKernel, dim3(g.tiles, g.segments), dim3(kFusedThreads), 0, stream, pdl, in, out, radius,
+  launchKernel(fusedBlurKernel, dim3(g.tiles, g.segments), dim3(kFusedThreads), 0, stream, pdl, in, out, radius,
          border, div, g.tile, g.rows);
 }
 

@@ -1,7 +1,7 @@
 // Box blur's row passes (blur_passes.h): a block per image row scans the row's column
 // sums (blur_column.cu) into a prefix in shared memory; every output pixel then reads two
 // prefix values per channel and rounds with an exact multiply-shift division.
-#include "gpu/filters/blur/blur_launch.cuh"
+#include "gpu/cuda/launch.cuh"
 #include "gpu/filters/blur/blur_passes.h"
 #include "gpu/filters/blur/box_blur_math.h"
 
@@ -287,7 +287,7 @@ void launchRowPass(BlurRowPass row, ImageView<const ushort4> sums, RgbaView out,
     kernel = rowBlurKernel2<1, 32>;
     threads = 32 * 32;
   }
-  launch(kernel, dim3(h), dim3(threads), rowSmemBytes(w), stream, pdl, sums, out, radius, border, div);
+  launchKernel(kernel, dim3(h), dim3(threads), rowSmemBytes(w), stream, pdl, sums, out, radius, border, div);
 }
 
 }  // namespace vp::blur

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "gpu/filters/blur/box_blur_policy.h"
+#include "gpu/filters/common/border.h"
 #include "gpu/cuda/cuda_resources.h"
 #include "gpu/image.h"
 
@@ -24,14 +25,6 @@ constexpr int kMaxBlurRadius = 128;
 constexpr int kMaxBlurPasses = 3;
 // Largest width and height a workspace accepts (pixels).
 constexpr int kMaxBlurDimension = 8192;
-
-// How samples outside the image are taken, per axis of length n.
-enum class BorderMode {
-  Zero,       // 0 outside; the divisor stays (2r+1)^2 (zero-padded convolution)
-  Replicate,  // clamp to [0, n-1]
-  Reflect,    // mirror without repeating the edge: 2 1 | 0 1 2 .. n-1 | n-2 (period 2n-2)
-  Wrap,       // modulo n
-};
 
 struct BlurParams {
   int radius = 5;  // pixels, 0..kMaxBlurRadius (0: identity)

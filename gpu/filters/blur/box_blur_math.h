@@ -4,6 +4,7 @@
 #pragma once
 
 #include "gpu/filters/blur/box_blur.h"
+#include "gpu/filters/common/view_checks.h"  // checkFilterViews, extendIndex
 
 #include <cstdint>
 #include <stdexcept>
@@ -32,27 +33,6 @@ __host__ __device__ inline ushort4 unpackSums(uint64_t s, unsigned char alpha) {
 // exact (the A lane is never read). 3 integer ops per pixel instead of 64-bit shifts.
 __host__ __device__ inline uint32_t lanesRb(uint32_t rgba) { return rgba & 0x00FF00FFu; }
 __host__ __device__ inline uint32_t lanesGa(uint32_t rgba) { return (rgba >> 8) & 0x00FF00FFu; }
-
-// The extended index of sample k on an axis of length n (-1: a zero sample).
-__host__ __device__ inline int extendIndex(int k, int n, BorderMode mode) {
-  if (k >= 0 && k < n) return k;
-  switch (mode) {
-    case BorderMode::Zero: return -1;
-    case BorderMode::Replicate: return k < 0 ? 0 : n - 1;
-    case BorderMode::Wrap: {
-      const int m = k % n;
-      return m < 0 ? m + n : m;
-    }
-    case BorderMode::Reflect: {
-      if (n == 1) return 0;
-      const int period = 2 * n - 2;
-      int m = k % period;
-      if (m < 0) m += period;
-      return m < n ? m : period - m;
-    }
-  }
-  return -1;
-}
 
 // Three channel sums (the second pass: sums of uint16 sums need 24 bits each).
 // Arithmetic is mod 2^32 per channel, like the packed lanes above.
@@ -120,39 +100,6 @@ inline Divider makeDivider(uint32_t d) {
 }
 __host__ __device__ inline uint32_t roundDiv(uint32_t sum, const Divider& dv) {
   return static_cast<uint32_t>((uint64_t(sum + dv.half) * dv.mul) >> dv.shift);
-}
-
-inline bool viewsOverlap(ConstRgbaView a, ConstRgbaView b) {
-  const char* a0 = reinterpret_cast<const char*>(a.data);
-  const char* b0 = reinterpret_cast<const char*>(b.data);
-  const char* a1 = a0 + a.pitch * size_t(a.height - 1) + size_t(a.width) * sizeof(uchar4);
-  const char* b1 = b0 + b.pitch * size_t(b.height - 1) + size_t(b.width) * sizeof(uchar4);
-  return a0 < b1 && b0 < a1;
-}
-
-// The checks of one filter's input and output views (border, sizes against the scratch,
-// alignment, overlap) that the box blur and the median share; `fail(why)` throws. False
-// when there is nothing to do (empty image).
-template <class Fail>
-bool checkFilterViews(ConstRgbaView in, ConstRgbaView out, BorderMode border, int maxWidth, int maxHeight,
-                      const Fail& fail) {
-  if (border != BorderMode::Zero && border != BorderMode::Replicate && border != BorderMode::Reflect &&
-      border != BorderMode::Wrap)
-    fail("unknown border mode");
-  if (in.width != out.width || in.height != out.height) fail("input and output sizes differ");
-  if (in.width < 0 || in.height < 0) fail("negative size");
-  if (in.empty()) return false;
-  if (in.width > maxWidth || in.height > maxHeight)
-    fail(std::to_string(in.width) + "x" + std::to_string(in.height) + " exceeds the scratch size " +
-         std::to_string(maxWidth) + "x" + std::to_string(maxHeight));
-  if (!in.data || !out.data) fail("null image");
-  const size_t rowBytes = size_t(in.width) * sizeof(uchar4);
-  if (in.pitch < rowBytes || out.pitch < rowBytes) fail("pitch smaller than a row");
-  if (in.pitch % sizeof(uchar4) || out.pitch % sizeof(uchar4) ||
-      reinterpret_cast<uintptr_t>(in.data) % sizeof(uchar4) || reinterpret_cast<uintptr_t>(out.data) % sizeof(uchar4))
-    fail("rows not 4-byte aligned");
-  if (viewsOverlap(in, out)) fail("input and output overlap");
-  return true;
 }
 
 // The checks both backends make; false when there is nothing to do (empty image).

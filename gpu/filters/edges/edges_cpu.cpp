@@ -16,7 +16,7 @@ struct EdgesCpuScratchAccess {
 };
 
 EdgesCpuScratch::EdgesCpuScratch(int maxWidth, int maxHeight) : maxWidth_(maxWidth), maxHeight_(maxHeight) {
-  edges::checkDimensions(maxWidth, maxHeight, "EdgesCpuScratch");
+  checkDimensions(maxWidth, maxHeight, kMaxEdgesDimension, "EdgesCpuScratch");
   luma_.resize(size_t(maxWidth) * size_t(maxHeight));
 }
 

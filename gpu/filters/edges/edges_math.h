@@ -3,7 +3,7 @@
 // argument checks. Integers only.
 #pragma once
 
-#include "gpu/filters/blur/box_blur_math.h"  // checkFilterViews
+#include "gpu/filters/common/view_checks.h"
 #include "gpu/filters/edges/edges.h"
 
 #include <cstdint>
@@ -58,12 +58,8 @@ inline bool checkEdgesArgs(ConstRgbaView in, ConstRgbaView out, const EdgesParam
   auto fail = [&](const std::string& why) { throw std::invalid_argument(std::string(who) + ": " + why); };
   if (p.threshold < 0 || p.threshold > kMaxEdgesThreshold)
     fail("threshold " + std::to_string(p.threshold) + " outside 0.." + std::to_string(kMaxEdgesThreshold));
-  return blur::checkFilterViews(in, out, BorderMode::Replicate, maxWidth, maxHeight, fail);
+  return checkFilterViews(in, out, BorderMode::Replicate, maxWidth, maxHeight, fail);
 }
 
-inline void checkDimensions(int maxWidth, int maxHeight, const char* who) {
-  if (maxWidth < 1 || maxHeight < 1 || maxWidth > kMaxEdgesDimension || maxHeight > kMaxEdgesDimension)
-    throw std::invalid_argument(std::string(who) + ": size outside 1.." + std::to_string(kMaxEdgesDimension));
-}
 
 }  // namespace vp::edges

@@ -1,6 +1,6 @@
 // The edge filter's GPU work as plain per-thread functions (edges.cu wraps them in the
 // kernel, a barrier between the two phases; the tests run them on the CPU for every block
-// and thread, every access bounds-checked: gpu/filters/gauss/tile_access.h).
+// and thread, every access bounds-checked: gpu/filters/common/tile_access.h).
 //
 // A 256-thread block owns a kTileCols x kTileRows output tile. Phase 1: the luma of the tile
 // and a 1-pixel halo, each pixel's once (coordinates clamped: border replicate), into
@@ -10,7 +10,7 @@
 #pragma once
 
 #include "gpu/filters/edges/edges_math.h"
-#include "gpu/filters/gauss/tile_access.h"
+#include "gpu/filters/common/tile_access.h"
 #include "gpu/image.h"
 
 #include <cstdint>

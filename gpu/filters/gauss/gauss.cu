@@ -4,7 +4,7 @@
 // bank, all threads of a warp the same word), recomputed on the host only when sigma
 // changes, so concurrent slots with different sigmas never share a buffer.
 #include "gpu/cuda/cuda_check.h"
-#include "gpu/filters/blur/blur_launch.cuh"
+#include "gpu/cuda/launch.cuh"
 #include "gpu/filters/gauss/gauss.h"
 #include "gpu/filters/gauss/gauss_math.h"
 #include "gpu/filters/gauss/gauss_mma.cuh"
@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(kMmaThreads, Steps == 1 ? 4 : 3)
 __global__ void __launch_bounds__(kThreads)
     rowKernel(ConstRgbaView in, ImageView<ushort4> sums, BorderMode border, int tileRows,
               const __grid_constant__ GaussTaps taps) {
-  blur::releaseNextGrid();  // the column kernel may be scheduled now; it waits for this grid to finish
+  releaseNextGrid();  // the column kernel may be scheduled now; it waits for this grid to finish
   extern __shared__ uint4 rowSmem[];
   const RowBlock b(rowSmem, RowLayout(taps.radius, tileRows), int(blockIdx.x), int(blockIdx.y));
   rowStage(b, in, border, int(threadIdx.x));
@@ -62,7 +62,7 @@ __global__ void __launch_bounds__(kThreads)
 __global__ void __launch_bounds__(kThreads)
     columnKernel(ImageView<const ushort4> sums, RgbaView out, BorderMode border,
                  const __grid_constant__ GaussTaps taps) {
-  blur::waitForPriorGrid();  // H complete (a no-op when launched without programmatic dependency)
+  waitForPriorGrid();  // H complete (a no-op when launched without programmatic dependency)
   columnOutputs(sums, out, taps, border, int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));
 }
 
@@ -90,7 +90,7 @@ void launchMma(ConstRgbaView in, RgbaView out, BorderMode border, const MmaTaps&
   // 4 pixels as one 16-byte load or store where every group of 4 starts on a 16-byte boundary.
   const auto aligned = [](const void* p, size_t pitch) { return reinterpret_cast<uintptr_t>(p) % 16 == 0 && pitch % 16 == 0; };
   const bool vectors = aligned(in.data, in.pitch) && aligned(out.data, out.pitch);
-  blur::launch(layout.steps == 1 ? mmaKernel<1> : mmaKernel<2>, grid, dim3(kMmaThreads), layout.bytes(), stream,
+  launchKernel(layout.steps == 1 ? mmaKernel<1> : mmaKernel<2>, grid, dim3(kMmaThreads), layout.bytes(), stream,
                false, in, out, border, taps, vectors);
 }
 
@@ -98,7 +98,7 @@ void launchFused(ConstRgbaView in, RgbaView out, BorderMode border, const GaussT
                  const GaussTaps& columnTaps, cudaStream_t stream) {
   const FusedLayout layout(rowTaps.radius);
   const dim3 grid(blocks(in.width, kFusedCols), blocks(in.height, layout.tileRows));
-  blur::launch(fusedKernel, grid, dim3(kThreads), layout.bytes(), stream, false, in, out,
+  launchKernel(fusedKernel, grid, dim3(kThreads), layout.bytes(), stream, false, in, out,
                border, rowTaps, columnTaps);
 }
 
@@ -106,10 +106,10 @@ void launchTwoPass(ConstRgbaView in, RgbaView out, ImageView<ushort4> sums, Bord
                    const GaussTaps& rowTaps, const GaussTaps& columnTaps, size_t sharedOptin, bool pdl,
                    cudaStream_t stream) {
   const int tileRows = rowTileRows(rowTaps.radius, sharedOptin);
-  blur::launch(rowKernel, dim3(blocks(in.width, kRowCols), blocks(in.height, tileRows)), dim3(kThreads),
+  launchKernel(rowKernel, dim3(blocks(in.width, kRowCols), blocks(in.height, tileRows)), dim3(kThreads),
                RowLayout(rowTaps.radius, tileRows).bytes(), stream, false, in, sums, border, tileRows, rowTaps);
   const ImageView<const ushort4> rowSums = sums;
-  blur::launch(columnKernel, dim3(blocks(in.width, kColumnCols), blocks(in.height, kColumnRows)), dim3(kThreads),
+  launchKernel(columnKernel, dim3(blocks(in.width, kColumnCols), blocks(in.height, kColumnRows)), dim3(kThreads),
                0, stream, pdl, rowSums, out, border, columnTaps);
 }
 
@@ -135,7 +135,7 @@ struct GaussWorkspaceAccess {
 };
 
 GaussWorkspace::GaussWorkspace(int maxWidth, int maxHeight) : maxWidth_(maxWidth), maxHeight_(maxHeight) {
-  gauss::checkDimensions(maxWidth, maxHeight, "GaussWorkspace");
+  checkDimensions(maxWidth, maxHeight, kMaxGaussDimension, "GaussWorkspace");
   int device = 0, optin = 0, major = 0;
   VP_CUDA_CHECK(cudaGetDevice(&device));
   VP_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));

@@ -3,7 +3,7 @@
 // Definition (what the double-precision reference computes): the sampled Gaussian
 // w(x) = exp(-x^2 / 2 sigma^2) for |x| <= R = ceil(3 sigma), normalised to sum 1, applied
 // separably, rows then columns, to R, G and B; samples outside the image are taken through
-// the border extension per axis (box_blur.h's BorderMode: zero, replicate, reflect, wrap),
+// the border extension per axis (common/border.h's BorderMode: zero, replicate, reflect, wrap),
 // so the 2-D sample is v(extX(x), extY(y)), and zero samples keep their weight. Alpha is
 // copied from the input pixel. sigma = 0.3..50 (3 to 301 taps).
 //

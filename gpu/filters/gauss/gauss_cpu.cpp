@@ -35,7 +35,7 @@ size_t extendedLength(int maxWidth) { return size_t(maxWidth) + 2 * kMaxGaussRad
 }  // namespace
 
 GaussCpuScratch::GaussCpuScratch(int maxWidth, int maxHeight) : maxWidth_(maxWidth), maxHeight_(maxHeight) {
-  gauss::checkDimensions(maxWidth, maxHeight, "GaussCpuScratch");
+  checkDimensions(maxWidth, maxHeight, kMaxGaussDimension, "GaussCpuScratch");
   threads_ = std::max(1, omp_get_max_threads());
   sums_.resize(3 * size_t(maxWidth) * size_t(maxHeight));
   rows_.resize(size_t(threads_) * 3 * extendedLength(maxWidth));
@@ -94,7 +94,7 @@ void gaussCpu(ConstRgbaView in, RgbaView out, const GaussParams& params, GaussCp
     uint32_t* acc = accAll + size_t(omp_get_thread_num()) * 3 * accLen;
     const uchar4* src = in.row(y);
     for (int t = 0; t < w + 2 * r; ++t) {
-      const int sx = blur::extendIndex(t - r, w, border);
+      const int sx = extendIndex(t - r, w, border);
       const uchar4 v = sx < 0 ? make_uchar4(0, 0, 0, 0) : src[sx];
       e[t] = v.x;
       e[extLen + t] = v.y;
@@ -112,7 +112,7 @@ void gaussCpu(ConstRgbaView in, RgbaView out, const GaussParams& params, GaussCp
   for (int y = 0; y < h; ++y) {
     uint32_t* acc = accAll + size_t(omp_get_thread_num()) * 3 * accLen;
     auto rowOf = [&](int c, int yy) -> const uint16_t* {  // H row yy of channel c through the border
-      const int sy = blur::extendIndex(yy, h, border);
+      const int sy = extendIndex(yy, h, border);
       return sy < 0 ? nullptr : sums + c * plane + size_t(sy) * w;
     };
     for (int c = 0; c < 3; ++c) {

@@ -13,9 +13,8 @@ namespace {
 constexpr OptionInfo kOptions[] = {
     {"sigma", OptionType::Float, kMinGaussSigma, kMaxGaussSigma, 2, nullptr,
      "standard deviation in pixels; the kernel reaches ceil(3 sigma) each side", 0.5, true},
-    {"border", OptionType::Choice, 0, 3, 1, "zero|replicate|reflect|wrap", "samples outside the frame", 0, true},
+    kBorderOption,
 };
-static_assert(static_cast<int>(BorderMode::Wrap) == 3, "BorderMode changed: update the border choices");
 
 class GpuGauss final : public GpuFilter {
  public:

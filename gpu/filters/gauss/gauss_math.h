@@ -2,7 +2,7 @@
 // contract (gauss.h) and the argument checks. Integer arithmetic only.
 #pragma once
 
-#include "gpu/filters/blur/box_blur_math.h"  // checkFilterViews, extendIndex
+#include "gpu/filters/common/view_checks.h"
 #include "gpu/filters/gauss/gauss.h"
 
 #include <cmath>
@@ -32,12 +32,8 @@ inline bool checkGaussArgs(ConstRgbaView in, ConstRgbaView out, const GaussParam
   if (!sigmaInRange(p.sigma))
     fail("sigma " + std::to_string(p.sigma) + " outside " + std::to_string(kMinGaussSigma) + ".." +
          std::to_string(kMaxGaussSigma));
-  return blur::checkFilterViews(in, out, p.border, maxWidth, maxHeight, fail);
+  return checkFilterViews(in, out, p.border, maxWidth, maxHeight, fail);
 }
 
-inline void checkDimensions(int maxWidth, int maxHeight, const char* who) {
-  if (maxWidth < 1 || maxHeight < 1 || maxWidth > kMaxGaussDimension || maxHeight > kMaxGaussDimension)
-    throw std::invalid_argument(std::string(who) + ": size outside 1.." + std::to_string(kMaxGaussDimension));
-}
 
 }  // namespace vp::gauss

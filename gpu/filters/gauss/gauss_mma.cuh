@@ -12,10 +12,10 @@
 //   4. write: a thread packs 4 pixels (alpha from the input) into one 16-byte store.
 #pragma once
 
-#include "gpu/filters/blur/box_blur_math.h"  // extendIndex
+#include "gpu/filters/common/view_checks.h"
 #include "gpu/filters/gauss/gauss_math.h"
 #include "gpu/filters/gauss/gauss_mma.h"
-#include "gpu/filters/gauss/tile_access.h"
+#include "gpu/filters/common/tile_access.h"
 #include "gpu/image.h"
 
 #include <cstdint>
@@ -77,7 +77,7 @@ __device__ inline uint4 loadGroup(ConstRgbaView in, BorderMode border, int xs, i
   uint32_t p[4];
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
-    const int x = blur::extendIndex(xs + i, in.width, border);
+    const int x = extendIndex(xs + i, in.width, border);
     p[i] = x < 0 ? 0u : tiles::loadPixel(in, x, y);
   }
   return make_uint4(p[0], p[1], p[2], p[3]);
@@ -101,7 +101,7 @@ __device__ inline void stage(unsigned char* smem, const MmaLayout& l, const MmaT
 #pragma unroll
     for (int b = 0; b < kStageBatch; ++b) {
       const int r = first + b * kMmaWarps;
-      if (r < l.rows) p[b] = loadGroup(in, border, xs, blur::extendIndex(y0 - l.halo + r, in.height, border), vectors);
+      if (r < l.rows) p[b] = loadGroup(in, border, xs, extendIndex(y0 - l.halo + r, in.height, border), vectors);
     }
 #pragma unroll
     for (int b = 0; b < kStageBatch; ++b) {

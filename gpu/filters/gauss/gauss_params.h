@@ -3,7 +3,7 @@
 // share. The contract (what every output byte is): gauss.h.
 #pragma once
 
-#include "gpu/filters/blur/box_blur.h"  // BorderMode: the blur's border extensions
+#include "gpu/filters/common/border.h"
 
 #include <cmath>
 #include <cstdint>

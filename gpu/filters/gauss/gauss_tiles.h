@@ -1,7 +1,7 @@
 // The Gaussian blur's GPU work as plain per-thread functions, one per phase of a block:
 // gauss_kernels.cu wraps each path's phases in a kernel (a barrier between phases), and
 // the tests run the same functions on the CPU for every block and thread in turn, with
-// every shared- and global-memory access bounds-checked (tile_access.h). Contract: gauss.h.
+// every shared- and global-memory access bounds-checked (common/tile_access.h). Contract: gauss.h.
 //
 // The arithmetic (symmetricFir): a thread computes kOutputs consecutive outputs along the
 // filter's axis. The taps are symmetric, so the two samples at +-i are added first and
@@ -13,11 +13,11 @@
 // sample loaded from shared memory serves several outputs.
 #pragma once
 
-#include "gpu/filters/blur/box_blur_math.h"  // extendIndex
+#include "gpu/filters/common/view_checks.h"
 #include "gpu/filters/gauss/gauss_math.h"
 #include "gpu/filters/gauss/gauss_mma.h"
 #include "gpu/filters/gauss/gauss_params.h"
-#include "gpu/filters/gauss/tile_access.h"
+#include "gpu/filters/common/tile_access.h"
 #include "gpu/image.h"
 
 #include <vector_functions.h>
@@ -148,9 +148,9 @@ struct FusedBlock {
 __host__ __device__ inline void fusedStage(const FusedBlock& b, ConstRgbaView in, BorderMode border, int t) {
   const int warp = t / 32, lane = t % 32;
   for (int r = warp; r < b.in.rows; r += kWarps) {
-    const int sy = blur::extendIndex(b.y0 - b.rp + r, in.height, border);
+    const int sy = extendIndex(b.y0 - b.rp + r, in.height, border);
     for (int c = lane; c < b.in.cols; c += 32) {
-      const int sx = blur::extendIndex(b.x0 - b.rp + c, in.width, border);
+      const int sx = extendIndex(b.x0 - b.rp + c, in.width, border);
       b.in.at(r, c) = (sx < 0 || sy < 0) ? 0u : tiles::loadPixel(in, sx, sy);
     }
   }
@@ -263,7 +263,7 @@ __host__ __device__ inline void rowStage(const RowBlock& b, ConstRgbaView in, Bo
   const int warp = t / 32, lane = t % 32;
   for (int r = warp; r < b.in.rows && b.y0 + r < in.height; r += kWarps)
     for (int c = lane; c < b.in.cols; c += 32) {
-      const int sx = blur::extendIndex(b.x0 - b.rp + c, in.width, border);
+      const int sx = extendIndex(b.x0 - b.rp + c, in.width, border);
       b.in.at(r, c) = sx < 0 ? 0u : tiles::loadPixel(in, sx, b.y0 + r);
     }
 }
@@ -320,7 +320,7 @@ __host__ __device__ inline void columnOutputs(ImageView<const ushort4> sums, Rgb
   } else {
     symmetricFir<kOutputs, kPairs>(
         [&](int j) {
-          const int y = blur::extendIndex(y0 + j, h, border);
+          const int y = extendIndex(y0 + j, h, border);
           if (y < 0) return Lanes{0u, 0u};
           const uint2 v = tiles::loadPair(sums, x, y);
           return Lanes{v.x, v.y & 0xFFFFu};

@@ -1,6 +1,6 @@
 // K-means colour segmentation as a chain element (`kmeans=k=8:iterations=20:...`): its
 // option table and the typed view of an element's values. `view` picks what is painted
-// (kmeans_view.h): the centre colours, a palette by label, or segment borders; `spatial`
+// (common/segment_view.h): the centre colours, a palette by label, or segment borders; `spatial`
 // adds each pixel's position to its colour (RGBXY K-means); `k=auto` chooses K in
 // kmin..kmax by the silhouette score (kmeans_auto.h). The kernels and their contract
 // are in kmeans.h; frames warm-start from the previous frame's centres of the same
@@ -10,7 +10,7 @@
 
 #include "gpu/filters/filter.h"
 #include "gpu/filters/kmeans/kmeans.h"
-#include "gpu/filters/kmeans/kmeans_view.h"
+#include "gpu/filters/common/segment_view.h"
 
 namespace vp {
 
@@ -23,7 +23,7 @@ extern const FilterInfo kKmeansFilter;
 
 // The kernel parameters of a kmeans element; `warm` = its warm option.
 KmeansParams kmeansParamsOf(const FilterElement& element, bool* warm = nullptr);
-// The view an element paints (kmeans_view.h).
+// The view an element paints (common/segment_view.h).
 SegmentView kmeansViewOf(const FilterElement& element);
 // The automatic K range of an element (kmin..kmax, in order).
 void kmeansAutoRangeOf(const FilterElement& element, int& kmin, int& kmax);

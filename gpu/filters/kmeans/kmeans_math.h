@@ -17,6 +17,8 @@
 // pixel than the truly nearest one.
 #pragma once
 
+#include "gpu/filters/common/exact_float.h"
+
 #include <cuda_runtime_api.h>  // __host__ __device__
 #include <vector_functions.h>  // make_uchar4
 #include <vector_types.h>      // float4
@@ -31,34 +33,13 @@ constexpr int kKmeansPlusPlusSamples = 16384;  // M: k-means++ runs on at most t
 
 namespace km {
 
-__host__ __device__ inline float fmaRn(float a, float b, float c) {
-#ifdef __CUDA_ARCH__
-  return __fmaf_rn(a, b, c);
-#else
-  return std::fma(a, b, c);
-#endif
-}
-__host__ __device__ inline float mulRn(float a, float b) {
-#ifdef __CUDA_ARCH__
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-__host__ __device__ inline float addRn(float a, float b) {
-#ifdef __CUDA_ARCH__
-  return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-__host__ __device__ inline float subRn(float a, float b) {
-#ifdef __CUDA_ARCH__
-  return __fsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
+// The exact float steps both backends spell out (common/exact_float.h).
+using vp::addRn;
+using vp::fmaRn;
+using vp::meanChannel;
+using vp::mulRn;
+using vp::subRn;
+
 // Per-centre score constants: x,y,z = -2 * (r,g,b) (exact), w = |c|^2 = (r*r + g*g) + b*b.
 __host__ __device__ inline float4 centreCoeffs(float r, float g, float b) {
   float4 c;
@@ -84,10 +65,6 @@ __host__ __device__ inline float score(float pr, float pg, float pb, float4 c) {
   return fmaRn(pb, c.z, fmaRn(pg, c.y, fmaRn(pr, c.x, c.w)));
 }
 
-// New centre channel: the mean of the cluster's integer channel sum, rounded once.
-__host__ __device__ inline float meanChannel(uint64_t sum, uint64_t count) {
-  return static_cast<float>(static_cast<double>(sum) / static_cast<double>(count));
-}
 
 // Squared centre shift, fixed order: ((dr*dr + dg*dg) + db*db), d = new - old.
 __host__ __device__ inline float shiftSquared(float oldR, float oldG, float oldB, float newR, float newG,

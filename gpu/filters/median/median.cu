@@ -21,7 +21,7 @@ struct MedianWorkspaceAccess {
 };
 
 MedianWorkspace::MedianWorkspace(int maxWidth, int maxHeight) : maxWidth_(maxWidth), maxHeight_(maxHeight) {
-  median::checkDimensions(maxWidth, maxHeight, "MedianWorkspace");
+  checkDimensions(maxWidth, maxHeight, kMaxMedianDimension, "MedianWorkspace");
   int device = 0, optin = 0;
   VP_CUDA_CHECK(cudaGetDevice(&device));
   VP_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));

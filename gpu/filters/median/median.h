@@ -3,7 +3,7 @@
 // out(x,y).c = the median of the (2r+1)^2 samples v(extX(x+i), extY(y+j)).c, i, j in
 // [-r, r], for each of c = R, G, B on its own: the ((2r+1)^2+1)/2-th smallest, which is
 // one of the samples (the count is odd: no averaging, no approximation). Samples outside
-// the image are taken through the border extension, per axis (box_blur.h's BorderMode:
+// the image are taken through the border extension, per axis (common/border.h's BorderMode:
 // replicate, reflect, wrap, or zero: a sample 0). Alpha is copied from the input pixel.
 // r = 1..15. Both backends compute this order statistic exactly, so they agree byte for
 // byte whatever method each uses.

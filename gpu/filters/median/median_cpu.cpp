@@ -35,7 +35,7 @@ struct MedianCpuScratchAccess {
 };
 
 MedianCpuScratch::MedianCpuScratch(int maxWidth, int maxHeight) : maxWidth_(maxWidth), maxHeight_(maxHeight) {
-  median::checkDimensions(maxWidth, maxHeight, "MedianCpuScratch");
+  checkDimensions(maxWidth, maxHeight, kMaxMedianDimension, "MedianCpuScratch");
   threads_ = std::max(1, omp_get_max_threads());
   hist_.resize(size_t(threads_) * kCpuHistWords);
   rows_.resize(size_t(threads_) * kMaxSide);
@@ -57,13 +57,13 @@ inline uint8_t rankValue(const uint16_t* fine, const uint16_t* coarse, uint32_t 
 void medianRow(ConstRgbaView in, RgbaView out, int y, const MedianParams& p, uint16_t* hist, int* rows) {
   const int w = in.width, h = in.height, r = p.radius, side = 2 * r + 1;
   const uint32_t k = (uint32_t(side * side) + 1) / 2;
-  for (int j = 0; j < side; ++j) rows[j] = blur::extendIndex(y - r + j, h, p.border);
+  for (int j = 0; j < side; ++j) rows[j] = extendIndex(y - r + j, h, p.border);
   std::memset(hist, 0, sizeof(uint16_t) * kCpuHistWords);
   uint16_t* fine[3] = {hist, hist + kChannelCounters, hist + 2 * kChannelCounters};
   uint16_t* coarse[3] = {fine[0] + kFine, fine[1] + kFine, fine[2] + kFine};
   // Adds (delta 1) or removes (delta 0xFFFF) the samples of window column x.
   auto column = [&](int x, uint16_t delta) {
-    const int sx = blur::extendIndex(x, w, p.border);
+    const int sx = extendIndex(x, w, p.border);
     for (int j = 0; j < side; ++j) {
       uchar4 v = make_uchar4(0, 0, 0, 0);  // a zero-border sample
       if (sx >= 0 && rows[j] >= 0) v = in.row(rows[j])[sx];

@@ -10,10 +10,8 @@ namespace {
 constexpr OptionInfo kOptions[] = {
     {"r", OptionType::Int, kMinMedianRadius, kMaxMedianRadius, 1, nullptr,
      "radius in pixels: the median of the (2r+1)x(2r+1) window", kMinMedianRadius, true},
-    {"border", OptionType::Choice, 0, 3, 1, "zero|replicate|reflect|wrap", "samples outside the frame", 0,
-     true},
+    kBorderOption,
 };
-static_assert(static_cast<int>(BorderMode::Wrap) == 3, "BorderMode changed: update the border choices");
 
 class GpuMedian final : public GpuFilter {
  public:

@@ -22,7 +22,7 @@
 // cache, border-extended per axis; each warp stores its channel's bytes (and the R warp
 // the input's alpha).
 #include "gpu/cuda/cuda_check.h"
-#include "gpu/filters/blur/box_blur_math.h"
+#include "gpu/filters/common/view_checks.h"
 #include "gpu/filters/median/median_kernels.h"
 
 #include <cuda_runtime.h>
@@ -145,12 +145,12 @@ __global__ void __launch_bounds__(kHistThreads)
 
   const unsigned char* base = reinterpret_cast<const unsigned char*>(in.data) + channel;
   auto sourceRow = [&](int y) {
-    const int sy = blur::extendIndex(y, h, border);
+    const int sy = extendIndex(y, h, border);
     return SourceRow{sy < 0 ? nullptr : base + size_t(sy) * in.pitch};
   };
   // The warp's columns need no border folding when the block's whole span is inside.
   const bool interior = xBlock - r >= 0 && xBlock + kHistColumns - 1 + r < w;
-  auto column = [&](int i) { return interior ? x + i : blur::extendIndex(x + i, w, border); };
+  auto column = [&](int i) { return interior ? x + i : extendIndex(x + i, w, border); };
 
   // The first window: rows y0-r .. y0+r.
   for (int j = -r; j <= r; ++j) {

@@ -25,7 +25,7 @@
 // the exact median whatever the data. Min-max operations per output and channel: ~30 /
 // ~160 / ~520 at r = 1 / 2 / 3 (half an instruction each with two lanes).
 #include "gpu/cuda/cuda_check.h"
-#include "gpu/filters/blur/box_blur_math.h"
+#include "gpu/filters/common/view_checks.h"
 #include "gpu/filters/median/median_kernels.h"
 
 #include <cuda_runtime.h>
@@ -194,9 +194,9 @@ __global__ void __launch_bounds__(kNetThreadsX* kNetThreadsY)
     const int ty = i / S::kPairs, q = i - ty * S::kPairs;
     int gx0 = x0 - R + q, gx1 = gx0 + 1, gy = y0 - R + ty;
     if (!interior) {
-      gx0 = blur::extendIndex(gx0, w, border);
-      gx1 = blur::extendIndex(gx1, w, border);
-      gy = blur::extendIndex(gy, h, border);
+      gx0 = extendIndex(gx0, w, border);
+      gx1 = extendIndex(gx1, w, border);
+      gy = extendIndex(gy, h, border);
     }
     uint32_t p0 = 0, p1 = 0;  // zero-border samples
     if (gy >= 0) {

@@ -2,7 +2,7 @@
 // filter table, the tests' reference and the benchmarks share. Contract: median.h.
 #pragma once
 
-#include "gpu/filters/blur/box_blur.h"  // BorderMode: the blur's border extensions
+#include "gpu/filters/common/border.h"
 
 #include <cstdint>
 

@@ -27,7 +27,7 @@
 //    their own.
 //  - Output (view colour): every pixel its region's mean colour, per channel the integer sum
 //    over the region's pixels rounded half up to a byte, (2 sum + count) / (2 count);
-//    alpha copied from the input. Views labels and boundaries (kmeans_view.h) paint from
+//    alpha copied from the input. Views labels and boundaries (common/segment_view.h) paint from
 //    the region ids: labelColour(paletteIndex(id)), or yellow borders over the input.
 //  - regions (the metric "superpixels") = the number of regions.
 // GPU and CPU results (output bytes, region ids, centres, counts) are equal bit for bit.
@@ -45,7 +45,7 @@
 #pragma once
 
 #include "gpu/cuda/cuda_resources.h"
-#include "gpu/filters/kmeans/kmeans_view.h"
+#include "gpu/filters/common/segment_view.h"
 #include "gpu/filters/slic/slic_math.h"
 #include "gpu/image.h"
 

@@ -2,7 +2,7 @@
 // parallel (OpenMP); per-thread integer sums added in thread order (integers: the order
 // does not matter); connectivity by a sequential union-find whose roots are the least
 // raster indices, as on the GPU.
-#include "gpu/filters/blur/box_blur_math.h"  // checkFilterViews
+#include "gpu/filters/common/view_checks.h"
 #include "gpu/filters/slic/slic.h"
 
 #include <omp.h>
@@ -43,7 +43,7 @@ bool checkSlicArgs(ConstRgbaView in, ConstRgbaView out, const SlicParams& p, int
                    const char* who) {
   checkSlicParams(p, who);
   auto fail = [&](const std::string& why) { throw std::invalid_argument(std::string(who) + ": " + why); };
-  return blur::checkFilterViews(in, out, BorderMode::Replicate, maxWidth, maxHeight, fail);
+  return checkFilterViews(in, out, BorderMode::Replicate, maxWidth, maxHeight, fail);
 }
 
 }  // namespace detail

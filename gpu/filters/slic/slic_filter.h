@@ -5,7 +5,7 @@
 #pragma once
 
 #include "gpu/filters/filter.h"
-#include "gpu/filters/kmeans/kmeans_view.h"
+#include "gpu/filters/common/segment_view.h"
 #include "gpu/filters/slic/slic.h"
 
 namespace vp {

@@ -1,12 +1,12 @@
 // SLIC arithmetic shared by the CUDA kernels and the CPU twin, written once so both
 // round identically (slic.h has the contract; the twin is the kernels' bit-exact oracle).
 //
-// Float steps go through kmeans_math.h's km::mulRn / addRn / subRn: __fmul_rn & co. on
+// Float steps go through common/exact_float.h's mulRn / addRn / subRn: __fmul_rn & co. on
 // the device (never contracted to FMA), plain operators on the host (compiled with
 // -ffp-contract=off). Everything else is integer arithmetic.
 #pragma once
 
-#include "gpu/filters/kmeans/kmeans_math.h"  // km::mulRn, addRn, subRn
+#include "gpu/filters/common/exact_float.h"
 #include "gpu/image.h"
 
 #include <cuda_runtime_api.h>  // __host__ __device__
@@ -92,11 +92,11 @@ __host__ __device__ inline SlicCentre initialCentre(ConstRgbaView in, int c, int
 // D = dc^2 + w * ds^2, d = pixel - centre, every step rounded to float.
 __host__ __device__ inline float distance(float pr, float pg, float pb, float px, float py, const SlicCentre& c,
                                           float w) {
-  const float dr = km::subRn(pr, c.r), dg = km::subRn(pg, c.g), db = km::subRn(pb, c.b);
-  const float dx = km::subRn(px, c.x), dy = km::subRn(py, c.y);
-  const float colour = km::addRn(km::addRn(km::mulRn(dr, dr), km::mulRn(dg, dg)), km::mulRn(db, db));
-  const float space = km::addRn(km::mulRn(dx, dx), km::mulRn(dy, dy));
-  return km::addRn(colour, km::mulRn(w, space));
+  const float dr = subRn(pr, c.r), dg = subRn(pg, c.g), db = subRn(pb, c.b);
+  const float dx = subRn(px, c.x), dy = subRn(py, c.y);
+  const float colour = addRn(addRn(mulRn(dr, dr), mulRn(dg, dg)), mulRn(db, db));
+  const float space = addRn(mulRn(dx, dx), mulRn(dy, dy));
+  return addRn(colour, mulRn(w, space));
 }
 
 // The superpixel of pixel (x, y): the least D over the centres of the 3 x 3 cells around
@@ -121,11 +121,11 @@ __host__ __device__ inline uint32_t nearestCentre(uchar4 p, int x, int y, const 
 // The updated centre: each component (float)((double)sum / count); an empty centre keeps its values.
 __host__ __device__ inline void updateCentre(SlicCentre& c, const SlicSums& s) {
   if (s.count == 0) return;
-  c.r = km::meanChannel(s.r, s.count);
-  c.g = km::meanChannel(s.g, s.count);
-  c.b = km::meanChannel(s.b, s.count);
-  c.x = km::meanChannel(s.x, s.count);
-  c.y = km::meanChannel(s.y, s.count);
+  c.r = meanChannel(s.r, s.count);
+  c.g = meanChannel(s.g, s.count);
+  c.b = meanChannel(s.b, s.count);
+  c.x = meanChannel(s.x, s.count);
+  c.y = meanChannel(s.y, s.count);
 }
 
 // A region's output channel: the mean of its integer sum rounded half up (away from zero),

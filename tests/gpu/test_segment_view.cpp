@@ -1,10 +1,10 @@
-// The K-means views (gpu/filters/kmeans/kmeans_view.h): the palette, each view held to its
+// The K-means views (gpu/filters/common/segment_view.h): the palette, each view held to its
 // definition written out here (the labels from kmeansCpu, the borders from the right and
 // lower neighbours), the element's option and command, and the CUDA processor equal to
 // the CPU one for every view.
 #include "gpu/filters/chain.h"
 #include "gpu/filters/kmeans/kmeans_filter.h"
-#include "gpu/filters/kmeans/kmeans_view.h"
+#include "gpu/filters/common/segment_view.h"
 #include "support/gpu_test.h"
 #include "support/images.h"
 #include "support/processor_runs.h"

@@ -1,15 +1,15 @@
-// Device and launch helpers shared by box blur's kernel files (blur_*.cu).
+// Kernel launch helpers: programmatic dependent launch (sm_90) and a checked
+// cudaLaunchKernelEx. Used by the box blur's and the Gaussian's kernels.
 #pragma once
 
 #include "gpu/cuda/cuda_check.h"
-#include "gpu/cuda/warp_reduce.cuh"  // warpSum
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 #include <utility>
 
-namespace vp::blur {
+namespace vp {
 
 // Programmatic dependent launch (sm_90): a kernel launched with the attribute is scheduled
 // while the previous one drains and waits here until that one has finished; it releases
@@ -27,7 +27,7 @@ __device__ __forceinline__ void releaseNextGrid() {
 
 // cudaLaunchKernelEx, with the programmatic-serialization attribute when `pdl`; checks the launch.
 template <class... Params, class... Args>
-void launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream, bool pdl,
+void launchKernel(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream, bool pdl,
             Args&&... args) {
   cudaLaunchAttribute attr{};
   attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -43,4 +43,4 @@ void launch(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaS
   VP_CUDA_CHECK_LAUNCH();
 }
 
-}  // namespace vp::blur
+}  // namespace vp

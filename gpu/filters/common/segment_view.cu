@@ -1,6 +1,6 @@
-// The segmentation views on the GPU (kmeans_view.h): one thread a pixel.
+// The segmentation views on the GPU (common/segment_view.h): one thread a pixel.
 #include "gpu/cuda/cuda_check.h"
-#include "gpu/filters/kmeans/kmeans_view.h"
+#include "gpu/filters/common/segment_view.h"
 
 namespace vp {
 namespace {

@@ -1,5 +1,5 @@
-// The segmentation views on the CPU (kmeans_view.h): the kernel's per-pixel function, rows in parallel.
-#include "gpu/filters/kmeans/kmeans_view.h"
+// The segmentation views on the CPU (common/segment_view.h): the kernel's per-pixel function, rows in parallel.
+#include "gpu/filters/common/segment_view.h"
 
 namespace vp {
 

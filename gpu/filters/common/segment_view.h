@@ -12,7 +12,7 @@
 // CPU twin, so both backends give the same bytes.
 #pragma once
 
-#include "gpu/filters/gauss/tile_access.h"  // loadPixel: a pixel as one word
+#include "gpu/filters/common/tile_access.h"  // loadPixel: a pixel as one word
 #include "gpu/image.h"
 
 #include <cuda_runtime_api.h>

@@ -1,0 +1,47 @@
+// Float arithmetic that rounds the same on the GPU and the CPU: each step one IEEE
+// operation rounded to nearest (the device's __f*_rn intrinsics, which the compiler may not
+// contract into FMAs; plain operators on the host, built with -ffp-contract=off). Kernels and
+// CPU twins that must agree bit for bit (K-means, SLIC) write every step with these.
+#pragma once
+
+#include <cuda_runtime_api.h>  // __host__ __device__
+
+#include <cmath>
+#include <cstdint>
+
+namespace vp {
+
+__host__ __device__ inline float fmaRn(float a, float b, float c) {
+#ifdef __CUDA_ARCH__
+  return __fmaf_rn(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
+__host__ __device__ inline float mulRn(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+__host__ __device__ inline float addRn(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return __fadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+__host__ __device__ inline float subRn(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return __fsub_rn(a, b);
+#else
+  return a - b;
+#endif
+}
+// New centre channel: the mean of the cluster's integer channel sum, rounded once.
+__host__ __device__ inline float meanChannel(uint64_t sum, uint64_t count) {
+  return static_cast<float>(static_cast<double>(sum) / static_cast<double>(count));
+}
+
+}  // namespace vp

@@ -26,6 +26,8 @@
 // "at 7: unknown option 'q' of kmeans (...)"), a bad option value, or a bad image
 // (null, empty, pitch too small, sizes of in and out differ); std::runtime_error for a
 // device image without a CUDA device, or a CUDA failure.
+//
+// VideoReader (below) decodes files and streams as the program does, into such images.
 #pragma once
 
 #include <cstddef>

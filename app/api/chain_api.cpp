@@ -56,19 +56,7 @@ namespace {
 // Grey samples are pixel values, not limited-range luma: no range expansion.
 constexpr ColorSpace kPlainColour{ColorMatrix::Bt601, ColorRange::Full};
 
-size_t rowBytes(const Image& im) { return size_t(im.width) * size_t(channelsOf(im.layout)); }
-size_t spanBytes(const Image& im) { return im.pitch * size_t(im.height - 1) + rowBytes(im); }
-
-void checkImage(const Image& im, const char* which) {
-  const std::string w(which);
-  if (!im.data) throw std::invalid_argument(w + " image: null data");
-  if (im.width <= 0 || im.height <= 0)
-    throw std::invalid_argument(w + " image: empty (" + std::to_string(im.width) + "x" + std::to_string(im.height) + ")");
-  if (channelsOf(im.layout) == 0) throw std::invalid_argument(w + " image: unknown pixel layout");
-  if (im.pitch < rowBytes(im))
-    throw std::invalid_argument(w + " image: pitch " + std::to_string(im.pitch) + " is below its row of " +
-                                std::to_string(rowBytes(im)) + " bytes (" + std::string(layoutName(im.layout)) + ")");
-}
+size_t spanBytes(const Image& im) { return im.pitch * size_t(im.height - 1) + api::rowBytes(im); }
 
 bool overlaps(const Image& a, const Image& b) {
   const auto* pa = static_cast<const char*>(a.data);
@@ -337,7 +325,7 @@ struct Chain::Impl {
   }
 
   Image stage(StagedImage& s, const Image& im) {
-    const size_t row = rowBytes(im);
+    const size_t row = api::rowBytes(im);
     if (s.image.width != im.width || s.image.height != im.height || s.image.layout != im.layout) {
       s.buffer = DevicePitchedBuffer(row, size_t(im.height));
       s.image = Image{s.buffer.get(), s.buffer.pitch(), im.width, im.height, im.layout, MemoryKind::Device, 0};
@@ -352,17 +340,17 @@ struct Chain::Impl {
     DeviceRunner& r = deviceRunner(gpu ? gpu->device() : current);
     Image din = stage(stagedIn, in), dout = stage(stagedOut, out);
     din.device = dout.device = r.device();
-    VP_CUDA_CHECK(cudaMemcpy2DAsync(din.data, din.pitch, in.data, in.pitch, rowBytes(in), size_t(in.height),
+    VP_CUDA_CHECK(cudaMemcpy2DAsync(din.data, din.pitch, in.data, in.pitch, api::rowBytes(in), size_t(in.height),
                                     cudaMemcpyHostToDevice, stream));
     r.run(chain, din, dout, stream, timing);
-    VP_CUDA_CHECK(cudaMemcpy2DAsync(out.data, out.pitch, dout.data, dout.pitch, rowBytes(out), size_t(out.height),
+    VP_CUDA_CHECK(cudaMemcpy2DAsync(out.data, out.pitch, dout.data, dout.pitch, api::rowBytes(out), size_t(out.height),
                                     cudaMemcpyDeviceToHost, stream));
     VP_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
 
   void process(const Image& in, const Image& out, cudaStream_t stream) {
-    checkImage(in, "input");
-    checkImage(out, "output");
+    api::checkImage(in, "input");
+    api::checkImage(out, "output");
     if (in.width != out.width || in.height != out.height)
       throw std::invalid_argument("input is " + std::to_string(in.width) + "x" + std::to_string(in.height) +
                                   ", output " + std::to_string(out.width) + "x" + std::to_string(out.height));

@@ -36,6 +36,19 @@ struct VideoReader::Impl {
     source.reset();  // stops and joins its threads while the queue lives
   }
 
+  // The next frame, once the one held since the last read is given back; nullptr at the
+  // end of the video (throws the source's error when decoding failed).
+  HostFrame* next() {
+    if (ended) return nullptr;
+    releaseHeld();
+    HostFrame* f = queue->peekReadable();
+    if (f && !f->info.endOfStream) return f;
+    ended = true;
+    const std::string error = source->fatalError();
+    if (!error.empty()) throw std::runtime_error(error);
+    return nullptr;
+  }
+
   void releaseHeld() {
     if (!holding) return;
     if (converted) converted->synchronize();
@@ -93,16 +106,8 @@ VideoReader::VideoReader(VideoReader&&) noexcept = default;
 VideoReader& VideoReader::operator=(VideoReader&&) noexcept = default;
 
 bool VideoReader::peek(int* width, int* height) {
-  Impl& r = *impl_;
-  if (r.ended) return false;
-  r.releaseHeld();
-  HostFrame* f = r.queue->peekReadable();
-  if (!f || f->info.endOfStream) {
-    r.ended = true;
-    const std::string error = r.source->fatalError();
-    if (!error.empty()) throw std::runtime_error(error);
-    return false;
-  }
+  const HostFrame* f = impl_->next();
+  if (!f) return false;
   if (width) *width = f->info.layout.width;
   if (height) *height = f->info.layout.height;
   return true;
@@ -110,17 +115,17 @@ bool VideoReader::peek(int* width, int* height) {
 
 bool VideoReader::read(const Image& out, FrameStamp* stamp, cudaStream_t stream) {
   Impl& r = *impl_;
-  if (!peek(nullptr, nullptr)) return false;
-  HostFrame* f = r.queue->peekReadable();
+  HostFrame* f = r.next();
+  if (!f) return false;
   const FrameInfo& info = f->info;
   const MemoryKind want = r.cuda ? MemoryKind::Device : MemoryKind::Host;
   if (out.memory != want)
     throw std::invalid_argument(std::string("this reader writes ") + (r.cuda ? "CUDA device" : "host") +
                                 " images; the output is in " + (r.cuda ? "host" : "device") + " memory");
-  if (!out.data || out.width != info.layout.width || out.height != info.layout.height ||
-      out.pitch < size_t(out.width) * size_t(channelsOf(out.layout)))
+  api::checkImage(out, "output");
+  if (out.width != info.layout.width || out.height != info.layout.height)
     throw std::invalid_argument("the output image must be " + std::to_string(info.layout.width) + "x" +
-                                std::to_string(info.layout.height) + " with room for its rows");
+                                std::to_string(info.layout.height) + ", the frame's size");
   r.convert(*f, out, stream);
   if (stamp) *stamp = FrameStamp{info.ptsUs, info.index};
   r.holding = true;

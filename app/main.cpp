@@ -72,12 +72,15 @@ int main(int argc, char** argv) {
       vp::selectCudaDevice(options.gpu);  // the pipeline's device; the decoder uses the same one
     exitCode = run(options, signals, stats);
   } catch (const std::exception& e) {
-    if (signals.stopRequested()) {  // Ctrl-C while opening (a stream that has not sent yet)
-      std::fprintf(stderr, "vidproc: interrupted\n");
-      return vp::kExitInterrupted;
+    if (!signals.stopRequested()) {
+      std::fprintf(stderr, "vidproc: %s\n", e.what());
+      return vp::kExitError;
     }
-    std::fprintf(stderr, "vidproc: %s\n", e.what());
-    return vp::kExitError;
+    // Ctrl-C while opening (a stream that has not sent yet, a window coming up): an
+    // interrupted run like any other, so the summary and the stats the user asked for
+    // are still written.
+    std::fprintf(stderr, "vidproc: interrupted\n");
+    exitCode = vp::kExitInterrupted;
   }
   std::printf("%s", vp::formatSummary(stats).c_str());
   if (!options.statsJson.empty()) {

@@ -89,6 +89,7 @@ for ((i = 0; i < n; i++)); do
   done
   rand_delay 2
   delay=$REPLY
+  ((i == 1)) && delay=0  # the first sigterm lands while vidproc is still opening its input
   sleep "$delay"
   want=0 how=$way
   case $way in

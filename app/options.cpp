@@ -2,8 +2,6 @@
 
 #include "app/input/command_table.h"
 #include "app/input/filter_docs.h"
-#include "gpu/filters/blur/blur_filter.h"
-#include "gpu/filters/kmeans/kmeans_filter.h"
 #include "gpu/filters/registry.h"
 
 #include <CLI/CLI.hpp>
@@ -27,25 +25,33 @@ Every option can also be set in a TOML config file (--config FILE; keys are the 
 option names, see config/default.toml); the command line wins.)";
 
 // The one-filter shorthands of earlier versions: each sets a filter option's starting value.
-struct Shorthand {
+struct OptionFlag {
   const char* flags;   // CLI11 names: "-k,--clusters"
-  const FilterInfo* filter;
-  int option;
+  const char* filter;  // "kmeans"
+  const char* option;  // "k"
   const char* help;
+  const FilterInfo& info() const { return *findFilter(filter); }
+  int index() const { return info().optionIndex(option); }
 };
 
-const std::vector<Shorthand>& shorthands() {
-  static const std::vector<Shorthand> kShorthands = {
-      {"-k,--clusters", &kKmeansFilter, kmeans_option::K, "K-means clusters"},
-      {"--iterations", &kKmeansFilter, kmeans_option::Iterations, "K-means maximum iterations per frame"},
-      {"--epsilon", &kKmeansFilter, kmeans_option::Epsilon, "K-means stops when the largest squared centre shift < this"},
-      {"--init", &kKmeansFilter, kmeans_option::Init, "K-means initialisation"},
-      {"--seed", &kKmeansFilter, kmeans_option::Seed, "k-means++ seed"},
-      {"-r,--radius", &kBlurFilter, blur_option::Radius, "Box blur radius in pixels"},
-      {"--passes", &kBlurFilter, blur_option::Passes, "Box blur passes (3 ~ Gaussian)"},
-      {"--border", &kBlurFilter, blur_option::Border, "Blur border"},
-  };
-  return kShorthands;
+const std::vector<OptionFlag>& optionFlags() {
+  static const std::vector<OptionFlag> kFlags = [] {
+    std::vector<OptionFlag> out = {
+        {"-k,--clusters", "kmeans", "k", "K-means clusters"},
+        {"--iterations", "kmeans", "iterations", "K-means maximum iterations per frame"},
+        {"--epsilon", "kmeans", "epsilon", "K-means stops when the largest squared centre shift < this"},
+        {"--init", "kmeans", "init", "K-means initialisation"},
+        {"--seed", "kmeans", "seed", "k-means++ seed"},
+        {"-r,--radius", "blur", "r", "Box blur radius in pixels"},
+        {"--passes", "blur", "passes", "Box blur passes (3 ~ Gaussian)"},
+        {"--border", "blur", "border", "Blur border"},
+    };
+    for (const OptionFlag& sh : out)
+      if (!findFilter(sh.filter) || sh.index() < 0)
+        throw std::logic_error(std::string(sh.flags) + " names no registered option: " + sh.filter + "." + sh.option);
+    return out;
+  }();
+  return kFlags;
 }
 
 // --vf NAME=help: the text to print instead of running.
@@ -56,7 +62,7 @@ struct FilterHelpRequest {
 // String forms of enum options, converted after parsing.
 struct EnumStrings {
   std::string mode, vf, backend = "auto", compare = "off";
-  std::vector<std::string> shorthand = std::vector<std::string>(shorthands().size());  // "" = not given
+  std::vector<std::string> shorthand = std::vector<std::string>(optionFlags().size());  // "" = not given
   int splitPercent = 50;
   // Which of --vf / --mode the command line itself gave: it wins over the config's other.
   bool cliVf = false, cliMode = false;
@@ -108,10 +114,10 @@ void buildCli(CLI::App& app, Options& o, EnumStrings& e) {
       ->check([](const std::string& v) {
         return v == "none" || findFilter(v) ? std::string() : "must be one of " + filterNameList();
       });
-  for (size_t i = 0; i < shorthands().size(); ++i) {
-    const Shorthand& sh = shorthands()[i];
-    const OptionInfo& o = sh.filter->option(sh.option);
-    const std::string help = std::string(sh.help) + " (" + sh.filter->name + " " + o.name + ": " +
+  for (size_t i = 0; i < optionFlags().size(); ++i) {
+    const OptionFlag& sh = optionFlags()[i];
+    const OptionInfo& o = sh.info().option(sh.index());
+    const std::string help = std::string(sh.help) + " (" + sh.filter + " " + o.name + ": " +
                              optionRange(o) + ")";
     app.add_option(sh.flags, e.shorthand[i], help)->check([&o](const std::string& v) {
       try {
@@ -238,13 +244,16 @@ std::vector<std::string> configArgs(const toml::table& table, CLI::App& app, Opt
 void buildChain(Options& o, const EnumStrings& e) {
   o.filterDefaults.clear();
   for (const FilterInfo* f : filterRegistry()) o.filterDefaults.emplace_back(*f);
-  for (size_t i = 0; i < shorthands().size(); ++i) {
+  for (size_t i = 0; i < optionFlags().size(); ++i) {
     if (e.shorthand[i].empty()) continue;
-    const Shorthand& sh = shorthands()[i];
-    FilterElement& el = o.filterDefaults[registryIndex(*sh.filter)];
-    el.set(sh.option, parseOptionValue(sh.filter->option(sh.option), e.shorthand[i]));
+    const OptionFlag& sh = optionFlags()[i];
+    FilterElement& el = o.filterDefaults[registryIndex(sh.info())];
+    el.set(sh.index(), parseOptionValue(sh.info().option(sh.index()), e.shorthand[i]));
   }
-  if (e.noWarm) o.filterDefaults[registryIndex(kKmeansFilter)].set(kmeans_option::Warm, 0);
+  if (e.noWarm) {
+    const FilterInfo& kmeans = *findFilter("kmeans");
+    o.filterDefaults[registryIndex(kmeans)].set(kmeans.optionIndex("warm"), 0);
+  }
   const ElementDefaults defaults = [&o](const FilterInfo& f) { return defaultElement(o, f); };
   o.process.chain.clear();
   const bool useVf = e.vfGiven && !(e.cliMode && !e.cliVf);

@@ -4,7 +4,6 @@
 #pragma once
 
 #include "app/input/chain_editor.h"
-#include "gpu/filters/kmeans/kmeans_filter.h"
 #include "gpu/filters/registry.h"
 #include "gpu/processor.h"
 #include "io/source.h"
@@ -111,7 +110,7 @@ void applyConfigText(const std::string& tomlText, Options& out);
 
 inline Options::Options() {
   for (const FilterInfo* f : filterRegistry()) filterDefaults.emplace_back(*f);
-  process.chain.add(FilterElement(kKmeansFilter));
+  process.chain.add(FilterElement(*findFilter("kmeans")));
 }
 
 // The starting element of `filter` under `options` (its filterDefaults entry). Inline:

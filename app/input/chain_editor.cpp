@@ -12,28 +12,16 @@ namespace {
 
 [[noreturn]] void bad(const std::string& why) { throw std::invalid_argument(why); }
 
-// set / add / cycle, and the shorthands that carry their value as those do (arg, step).
-bool isGeneric(const Command& c) {
-  return c.verb == Verb::Set || c.verb == Verb::Add || c.verb == Verb::Cycle ||
-         verbInfo(c.verb).arg == ArgKind::OptionNumber;
-}
-
-// The option's next value for a set / add / cycle command (or a shorthand's).
+// The option's next value for a set / add / cycle command (those the filters' words
+// become included), or param's step (its whole-number value).
 double nextValue(const OptionInfo& o, double old, const Command& c) {
   switch (c.change) {
-    case Change::Set: {
-      if (!isGeneric(c)) {
-        if (c.value < o.lo || c.value > o.hi) bad(optionBounds(o));
-        return c.value;
-      }
-      return parseOptionValue(o, c.arg);
-    }
+    case Change::Set: return parseOptionValue(o, c.arg);
     case Change::Add: {
-      const double step = isGeneric(c) ? c.step : c.value;
+      const double step = c.verb == Verb::Param ? c.value : c.step;
       if (o.type != OptionType::Float && step != std::floor(step)) bad(std::string(o.name) + " steps by whole numbers");
       return std::clamp(old + step, o.stepLo, o.hi);
     }
-    case Change::Toggle:  // a switch's shorthand (edges-overlay toggle)
     case Change::Cycle:
       switch (o.type) {
         case OptionType::Choice: return std::fmod(old + 1, o.hi + 1);
@@ -134,7 +122,7 @@ std::optional<std::string> ChainEditor::setOption(const Command& c, ProcessParam
     if (!filter || filter->optionIndex(c.option) < 0 || p.chain.find(filter->name) >= 0) throw;
     FilterElement& e = memory(*filter);
     const int option = filter->optionIndex(c.option);
-    const double v = nextValue(filter->option(option), e.value(option), c);
+    const double v = valueFor(e, option, c);
     if (v == e.value(option)) return std::nullopt;
     e.set(option, v);
     return std::string(filter->name) + " is not in the chain: " + optionText(e, option) + " kept for it";
@@ -143,20 +131,30 @@ std::optional<std::string> ChainEditor::setOption(const Command& c, ProcessParam
   const int option = e.filter().optionIndex(c.option);
   const OptionInfo& o = e.filter().option(option);
   if (!o.runtime) bad(std::string(o.name) + " cannot change while playing");
-  const double old = e.value(option);
-  double v = 0;
-  if (c.verb == Verb::KAuto) {  // on: k = auto (0); off: the fixed K it had before
-    const bool automatic = c.change == Change::Toggle ? old != 0 : c.value != 0;
-    const auto fixed = beforeAuto_.find(&e.filter());
-    v = automatic ? 0 : old != 0 ? old : fixed != beforeAuto_.end() ? fixed->second : o.def;
-  } else {
-    v = nextValue(o, old, c);
-  }
-  if (v == old) return std::nullopt;
-  if (o.zeroName && v == 0) beforeAuto_[&e.filter()] = old;
+  const double v = valueFor(e, option, c);
+  if (v == e.value(option)) return std::nullopt;
   e.set(option, v);
   memory(e.filter()) = e;
   return elementLabel(p.chain, index) + " " + optionText(e, option);
+}
+
+double ChainEditor::valueFor(const FilterElement& e, int option, const Command& c) {
+  const OptionInfo& o = e.filter().option(option);
+  const double old = e.value(option);
+  if (c.verb != Verb::Auto) {
+    const double v = nextValue(o, old, c);
+    if (o.zeroName && v == 0 && old != 0) beforeAuto_[&e.filter()] = old;
+    return v;
+  }
+  // auto on: the option's zero word (k = auto); off: the value it had before.
+  if (!o.zeroName) bad(std::string(o.name) + " has no automatic value");
+  const bool automatic = c.change == Change::Toggle ? old != 0 : c.value != 0;
+  if (automatic) {
+    if (old != 0) beforeAuto_[&e.filter()] = old;
+    return 0;
+  }
+  const auto fixed = beforeAuto_.find(&e.filter());
+  return old != 0 ? old : fixed != beforeAuto_.end() ? fixed->second : o.def;
 }
 
 std::optional<std::string> ChainEditor::replaceChain(FilterChain chain, ProcessParams& p, const std::string& what) {

@@ -49,6 +49,8 @@ class ChainEditor {
  private:
   std::optional<std::string> replaceChain(FilterChain chain, ProcessParams& params, const std::string& what);
   std::optional<std::string> setOption(const Command& c, ProcessParams& params);
+  // The value `c` gives option `option` of `e` (auto: the zero word, or the value before it).
+  double valueFor(const FilterElement& e, int option, const Command& c);
   std::optional<std::string> applyPreset(const Command& c, ProcessParams& params);
   std::optional<std::string> applyVf(const Command& c, ProcessParams& params);
   std::optional<std::string> applyView(const Command& c, ProcessParams& params);

@@ -1,13 +1,16 @@
-// The tables behind the command language (commands.h): one row per verb, the default
-// key bindings, and the aliases kept from earlier versions. --help, the HUD's help
+// The tables behind the command language (commands.h): one row per verb, the filters'
+// command words and keys (from their FilterInfo), the program's default key bindings,
+// and the aliases kept from earlier versions. --help, the HUD's help
 // window, config/default.toml's [keys] and README's "Keys and commands" table are all
 // written from these rows (tests fail when the files drift from them).
 #pragma once
 
 #include "app/input/commands.h"
+#include "gpu/filters/filter.h"
 
 #include <array>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace vp {
@@ -15,16 +18,13 @@ namespace vp {
 // What may follow a verb; parseCommand reads it as the verb's row says.
 enum class ArgKind : uint8_t {
   None,           // nothing
-  Number,         // N within lo..hi
   Step,           // +N or -N
   NumberOrStep,   // N within lo..hi, +N or -N
-  NumberOrCycle,  // N within lo..hi, or cycle
-  OptionNumber,   // N | +N | -N on the shorthand's option, its own type (decimals for a Float) and bounds
   FilterName,     // a registered filter | none | cycle
-  Choice,         // one of the shorthand's option's choices (border: zero | replicate | ...), or cycle
   OptionValue,    // [ELEMENT.]OPTION VALUE
   OptionStep,     // [ELEMENT.]OPTION +N|-N
   Option,         // [ELEMENT.]OPTION
+  OptionSwitch,   // [ELEMENT.]OPTION [on|off|toggle]
   VfArgs,         // set CHAIN | add FILTER | remove N|NAME | toggle N|NAME
   Name,           // a word, or cycle
   Compare,        // off | split | side | cycle
@@ -37,16 +37,21 @@ struct VerbInfo {
   Verb verb;
   const char* name;         // the first word: "seek"
   ArgKind arg;              // what follows it
-  int lo, hi;               // Number*: the allowed values (filter options: from their tables)
+  int lo, hi;               // NumberOrStep: the allowed values
   std::string syntax;       // "seek S|+S|-S"
   std::string description;  // "seek to S seconds, or by +-S"
-  const char* option;       // a filter option's shorthand (k, radius, ...): "kmeans.k"; else nullptr
 };
 
-struct KeyBinding {
-  const char* keys;         // one or more key names, comma separated: "q, escape"
-  const char* command;      // command text: "quit"
-  const char* description;  // "quit"
+// A filter's command word (OptionCommand in gpu/filters/filter.h) as the parser and help
+// see it: `radius 5` is `set blur.r 5`, `radius +1` is `add blur.r +1`, `passes cycle` is
+// `cycle blur.passes`, `k-auto on` is `auto kmeans.k on`.
+struct Shorthand {
+  std::vector<std::string> names;  // "k", then the other names it answers to ("clusters")
+  std::string target;              // the element it acts on: the filter's name, "" when several declare it
+  const OptionInfo* option;        // the option (of the first filter that declares the word)
+  bool autoSwitch;                 // on | off | toggle of the option's automatic value
+  std::string syntax;              // "radius N|+N|-N|cycle"
+  std::string description;         // "the first blur's radius in pixels, 0..100"
 };
 
 struct CommandAlias {
@@ -57,7 +62,12 @@ struct CommandAlias {
 // Every verb, in Verb order.
 const std::array<VerbInfo, kVerbCount>& verbTable();
 const VerbInfo& verbInfo(Verb verb);
-// The default key bindings, in help order.
+// The registered filters' command words, in registry order (a word several filters
+// declare once); the word `name`, or nullptr.
+const std::vector<Shorthand>& shorthandTable();
+const Shorthand* findShorthand(std::string_view name);
+// The default key bindings, in help order: the program's first keys, each registered
+// filter's (FilterInfo::keys), then the program's others.
 const std::vector<KeyBinding>& defaultKeyBindings();
 // Names accepted for a whole command (earlier versions' key actions, resume, clusters).
 const std::vector<CommandAlias>& commandAliases();

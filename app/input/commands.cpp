@@ -123,41 +123,66 @@ void targetArg(std::string_view word, Command& c) {
   if (dot == 0) bad("an element (N, NAME or NAME#N) was expected before '" + std::string(word) + "'");
 }
 
-// The filter option a shorthand acts on ("gauss.sigma": target "gauss", option "sigma";
-// "view": no target, the first element that has a view, read as the first registered
-// filter's that has one).
-const OptionInfo& shorthandOption(const VerbInfo& v, Command& c) {
-  targetArg(v.option, c);
-  const FilterInfo* filter = c.target.empty() ? nullptr : findFilter(c.target);
-  for (const FilterInfo* f : filterRegistry())
-    if (!filter && f->optionIndex(c.option) >= 0) filter = f;
-  return filter->option(filter->optionIndex(c.option));
+// "+N" / "-N" into c.step; false when `s` is not signed.
+bool signedStep(std::string_view s, const std::string& name, Command& c) {
+  if (s.empty() || (s.front() != '+' && s.front() != '-')) return false;
+  const bool minus = s.front() == '-';
+  s.remove_prefix(1);
+  const char* end = s.data() + s.size();
+  const auto [ptr, ec] = std::from_chars(s.data(), end, c.step);
+  if (s.empty() || ec != std::errc() || ptr != end || !std::isfinite(c.step) || c.step < 0)
+    bad(name + " step must be +N or -N");
+  if (minus) c.step = -c.step;
+  return true;
 }
 
-// A shorthand's "N" (checked against its option now, so a bad key binding fails at
-// start) or "+N" / "-N", kept as set / add carry them (arg, step).
-void optionNumberArg(const std::vector<std::string_view>& w, const VerbInfo& v, Command& c) {
-  const OptionInfo& o = shorthandOption(v, c);
-  const std::string range = std::string(v.name) + " must be " + optionRange(o) + ", +N or -N";
-  if (w.size() != 2 || w[1].empty()) bad(std::string(v.name) + " takes one number (" + range + ")");
-  std::string_view s = w[1];
-  if (s.front() == '+' || s.front() == '-') {
-    const bool minus = s.front() == '-';
-    s.remove_prefix(1);
-    const char* end = s.data() + s.size();
-    const auto [ptr, ec] = std::from_chars(s.data(), end, c.step);
-    if (s.empty() || ec != std::errc() || ptr != end || !std::isfinite(c.step) || c.step < 0)
-      bad(std::string(v.name) + " step must be +N or -N");
-    if (minus) c.step = -c.step;
-    c.change = Change::Add;
-    return;
+// A filter's word (`radius +1`, `border cycle`, `edges-overlay`, `k-auto on`) as the
+// generic command it stands for. A value is checked against the option now, so a bad
+// key binding fails at start.
+Command shorthandCommand(const Shorthand& sh, const std::vector<std::string_view>& w) {
+  Command c;
+  c.target = sh.target;
+  c.option = sh.option->name;
+  const OptionInfo& o = *sh.option;
+  const std::string& name = sh.names[0];
+  if (sh.autoSwitch) {
+    c.verb = Verb::Auto;
+    onOffToggleArg(w, name, c);
+    return c;
+  }
+  std::string why;  // what it takes, said as the error
+  if (o.type == OptionType::Bool) {
+    why = name + " takes on, off or toggle";
+  } else if (o.type == OptionType::Choice) {
+    std::string names = optionRange(o);  // "zero|replicate|..." as "zero, replicate, ..."
+    for (size_t at = names.find('|'); at != std::string::npos; at = names.find('|', at)) names.replace(at, 1, ", ");
+    why = name + " must be " + names + " or cycle";
+  } else {
+    why = name + " must be " + optionRange(o) + ", +N or -N";
+  }
+  if (w.size() > 2 || (w.size() == 1 && o.type != OptionType::Bool))
+    bad(o.type == OptionType::Int || o.type == OptionType::Float ? name + " takes one number (" + why + ")" : why);
+  const std::string arg = w.size() == 2 ? lower(w[1]) : "on";
+  if ((arg == "cycle" && o.type != OptionType::Float) || (o.type == OptionType::Bool && arg == "toggle")) {
+    c.verb = Verb::Cycle, c.change = Change::Cycle;
+    return c;
+  }
+  if (o.type == OptionType::Bool) {
+    if (arg != "on" && arg != "off") bad(why);
+    c.verb = Verb::Set, c.change = Change::Set, c.arg = arg == "on" ? "1" : "0";
+    return c;
+  }
+  if (o.type != OptionType::Choice && signedStep(w[1], name, c)) {
+    c.verb = Verb::Add, c.change = Change::Add;
+    return c;
   }
   try {
-    parseOptionValue(o, std::string(s));
+    parseOptionValue(o, arg);
   } catch (const std::invalid_argument&) {
-    bad(range);
+    bad(why);
   }
-  c.change = Change::Set, c.arg = std::string(s);
+  c.verb = Verb::Set, c.change = Change::Set, c.arg = arg;
+  return c;
 }
 
 void filterNameArg(const std::vector<std::string_view>& w, const std::string& name, Command& c) {
@@ -192,7 +217,6 @@ void vfArgs(const std::vector<std::string_view>& w, std::string_view rest, Comma
 }
 
 std::optional<Verb> verbNamed(const std::string& name) {
-  if (name == "clusters") return Verb::K;
   for (const VerbInfo& v : verbTable())
     if (name == v.name) return v.verb;
   return std::nullopt;
@@ -207,9 +231,11 @@ const char* aliasFor(std::string name) {
 
 Command parseWords(const std::vector<std::string_view>& w, std::string_view rest) {
   Command c;
-  const std::optional<Verb> verb = verbNamed(lower(w[0]));
+  const std::string word = lower(w[0]);
+  const std::optional<Verb> verb = verbNamed(word);
   if (!verb) {
-    const char* alias = aliasFor(lower(w[0]));
+    if (const Shorthand* sh = findShorthand(word)) return shorthandCommand(*sh, w);
+    const char* alias = aliasFor(word);
     if (!alias) bad("unknown command '" + std::string(w[0]) + "'");
     noArgs(w);
     std::string_view unused;
@@ -220,35 +246,13 @@ Command parseWords(const std::vector<std::string_view>& w, std::string_view rest
   const std::string name = v.name;
   switch (v.arg) {
     case ArgKind::None: noArgs(w); break;
-    case ArgKind::Number: numberArg(w, v.name, v.lo, v.hi, false, c); break;
     case ArgKind::NumberOrStep: numberArg(w, v.name, v.lo, v.hi, true, c); break;
     case ArgKind::Step:
       if (w.size() == 2 && !w[1].empty() && w[1].front() != '+' && w[1].front() != '-')
         bad(name + " takes a step: +N or -N");
       numberArg(w, v.name, v.lo, v.hi, true, c);
       break;
-    case ArgKind::NumberOrCycle:
-      if (w.size() == 2 && lower(w[1]) == "cycle") c.change = Change::Cycle;
-      else numberArg(w, v.name, v.lo, v.hi, false, c);
-      break;
-    case ArgKind::OptionNumber: optionNumberArg(w, v, c); break;
     case ArgKind::FilterName: filterNameArg(w, name, c); break;
-    case ArgKind::Choice: {
-      const OptionInfo& o = shorthandOption(v, c);
-      std::string names = optionRange(o);  // "zero|replicate|..." as "zero, replicate, ..."
-      for (size_t at = names.find('|'); at != std::string::npos; at = names.find('|', at)) names.replace(at, 1, ", ");
-      choiceArg<int>(w, std::string(o.name) + " must be " + names + " or cycle",
-                [&o](std::string_view s, int& value) {
-                  try {
-                    value = int(parseOptionValue(o, std::string(s)));
-                    return true;
-                  } catch (const std::invalid_argument&) {
-                    return false;
-                  }
-                },
-                c);
-      break;
-    }
     case ArgKind::OptionValue:
       if (w.size() != 3) bad(name + " takes [ELEMENT.]OPTION VALUE");
       targetArg(w[1], c);
@@ -270,6 +274,12 @@ Command parseWords(const std::vector<std::string_view>& w, std::string_view rest
       targetArg(w[1], c);
       c.change = Change::Cycle;
       break;
+    case ArgKind::OptionSwitch: {
+      if (w.size() < 2 || w.size() > 3) bad(name + " takes [ELEMENT.]OPTION [on|off|toggle]");
+      targetArg(w[1], c);
+      onOffToggleArg({w[0], w.size() == 3 ? w[2] : std::string_view("on")}, name, c);
+      break;
+    }
     case ArgKind::VfArgs: vfArgs(w, rest, c); break;
     case ArgKind::Name:
       if (w.size() != 2) bad(name + " takes NAME or cycle");
@@ -281,7 +291,6 @@ Command parseWords(const std::vector<std::string_view>& w, std::string_view rest
     case ArgKind::Seconds: secondsArg(w, name, c); break;
     case ArgKind::Rest: c.path = std::string(rest); break;
   }
-  if (v.option) targetArg(v.option, c);  // a shorthand: it acts on that filter's option
   return c;
 }
 
@@ -293,7 +302,8 @@ std::optional<Command> parseCommand(std::string_view text) {
   if (w.empty() || w[0].front() == '#') return std::nullopt;
   Command c = parseWords(w, rest);
   // An alias stands for its command, which names it in logs and help.
-  const char* alias = verbNamed(lower(w[0])) ? nullptr : aliasFor(lower(w[0]));
+  const std::string word = lower(w[0]);
+  const char* alias = verbNamed(word) || findShorthand(word) ? nullptr : aliasFor(word);
   c.text = alias ? alias : std::string(trim(text));
   return c;
 }
@@ -314,24 +324,12 @@ bool isParamCommand(const Command& c) {
     case Verb::Set:
     case Verb::Add:
     case Verb::Cycle:
+    case Verb::Auto:
     case Verb::Preset:
     case Verb::Compare:
     case Verb::Split:
     case Verb::Mode:
-    case Verb::K:
-    case Verb::Radius:
-    case Verb::Param:
-    case Verb::Passes:
-    case Verb::Border:
-    case Verb::Iterations:
-    case Verb::MedianR:
-    case Verb::Sigma:
-    case Verb::EdgesT:
-    case Verb::EdgesOverlay:
-    case Verb::Superpixels:
-    case Verb::View:
-    case Verb::Spatial:
-    case Verb::KAuto: return true;
+    case Verb::Param: return true;
     default: return false;
   }
 }

@@ -6,14 +6,16 @@
 // HUD's help window, config/default.toml's [keys] and README's table are written.
 //
 // Processing commands act on the filter chain (gpu/filters/chain.h), after mpv: `set`,
-// `add` and `cycle` on [ELEMENT.]OPTION, the `vf` verbs, `preset`; today's parameter verbs
-// (k, radius, passes, border, iterations, param, mode) are shorthands for them, so their
-// bindings keep working. Bounds come from the filters' option tables. ChainEditor
+// `add`, `cycle` and `auto` on [ELEMENT.]OPTION, the `vf` verbs, `preset`, `mode`,
+// `param`. Each filter adds its own words for its options (radius, sigma, k, view, ...:
+// OptionCommand in gpu/filters/filter.h), parsed into those generic commands, so the
+// program names no filter. Bounds come from the filters' option tables. ChainEditor
 // (chain_editor.h) carries them out.
 //
 // Adding a command: its Verb below, one row in kVerbs (command_table.cpp: name, argument
-// kind, syntax, help text; a default key in kDefaultKeys if it has one), and its effect
-// in Session::apply (or ChainEditor for a processing parameter).
+// kind, syntax, help text; a default key in kFirstKeys / kLastKeys if it has one), and
+// its effect in Session::apply (or ChainEditor for a processing parameter). A filter's
+// word and keys go in its own folder.
 #pragma once
 
 #include "gpu/processor.h"
@@ -30,22 +32,10 @@ enum class Verb : uint8_t {
   Set,         // set [ELEMENT.]OPTION VALUE
   Add,         // add [ELEMENT.]OPTION +N|-N
   Cycle,       // cycle [ELEMENT.]OPTION: next choice, next value (wrapping), or toggle
+  Auto,        // auto [ELEMENT.]OPTION [on|off|toggle]: its automatic value (k auto) or the value it had
   Preset,      // preset NAME|cycle: the config's named chains
   Mode,        // mode FILTER|none|cycle: a one-filter chain (cycle = preset cycle)
-  K,           // k N | k +N | k -N: the first kmeans's k
-  Radius,      // radius N | radius +N | radius -N: the first blur's r
   Param,       // param +N | param -N: the first element's main option (K, radius)
-  Passes,      // passes N | passes cycle
-  Border,      // border zero|replicate|reflect|wrap|cycle
-  Iterations,  // iterations N
-  MedianR,     // median-r N | +N | -N: the first median's r
-  Sigma,       // sigma N | +N | -N: the first gauss's sigma (decimals allowed)
-  EdgesT,      // edges-t N | +N | -N: the first edges's threshold
-  EdgesOverlay,  // edges-overlay [on|off|toggle]: the first edges's overlay switch
-  Superpixels,  // superpixels N | +N | -N: the first slic's n
-  View,        // view colour|labels|boundaries|cycle: the first kmeans's or slic's view
-  Spatial,     // spatial N | +N | -N: the first kmeans's spatial weight (decimals allowed)
-  KAuto,       // k-auto [on|off|toggle]: the first kmeans's automatic K (off: back to the fixed K)
   Compare,     // compare off|split|side|cycle
   Split,       // split N|+N|-N: the compare line at N % of the width
   Pause,       // pause [on|off|toggle]
@@ -65,10 +55,10 @@ inline constexpr int kVerbCount = static_cast<int>(Verb::Quit) + 1;
 // How a command's value applies.
 enum class Change : uint8_t {
   None,    // no value (step, screenshot, quit, ...)
-  Set,     // value is the new setting (an enum's value for mode, border and pause)
+  Set,     // value is the new setting (compare's mode, pause and auto: 1 on, 0 off)
   Add,     // value (seekUs for seek) is a signed step
   Cycle,   // next value in the enum's order
-  Toggle,  // pause toggle
+  Toggle,  // pause, mute or auto toggle
 };
 
 enum class VfOp : uint8_t { Set, Add, Remove, Toggle };
@@ -79,8 +69,9 @@ struct Command {
   int value = 0;        // Set / Add: see Change
   int64_t seekUs = 0;   // seek: position (Set) or offset (Add), microseconds
   std::string path;     // screenshot: file; empty = a new name in --screenshot-dir
-  // Chain commands. set / add / cycle and the shorthands: the element addressed ("" the
-  // first that has the option, "2", "kmeans", "kmeans#2") and the option ("k").
+  // Chain commands (set / add / cycle / auto, which the filters' words become): the
+  // element addressed ("" the first that has the option, "2", "kmeans", "kmeans#2") and
+  // the option ("k").
   std::string target;
   std::string option;
   std::string arg;      // set: the value text; vf: CHAIN, FILTER or N|NAME; mode, preset: the name
@@ -100,7 +91,8 @@ constexpr int kMaxVolume = 100;  // percent
 
 constexpr int kMaxSplitPercent = 100;  // split N: percent of the width
 
-// Parses one command. Words are separated by blanks and matched case-insensitively;
+// Parses one command. Words are separated by blanks and matched case-insensitively; a
+// filter's word becomes the generic command it stands for (text keeps what was written);
 // the key-action names of earlier versions (k_inc, cycle_mode, toggle_pause, seek_fwd_5,
 // ...) are accepted as aliases. Returns nullopt for a blank line or a '#' comment;
 // throws std::invalid_argument with a short reason ("k must be 1..32") otherwise.

@@ -1,11 +1,14 @@
 // The filter type: what every element of the processing chain is, described once.
 //
-// A filter is a name, an option table and two factories (a CUDA implementation and its
-// CPU twin), after FFmpeg's AVFilter + AVOption and mpv's m_option tables. Everything a
-// user meets is written from these tables: --vf parsing and its errors, --vf NAME=help,
-// the commands' bounds (set / add / cycle), the HUD's parameter lines, the JSON, and
+// A filter is a name, an option table, its command words and default keys, and two
+// factories (a CUDA implementation and its CPU twin), after FFmpeg's AVFilter + AVOption
+// and mpv's m_option tables. Everything a user meets is written from these tables: --vf
+// parsing and its errors, --vf NAME=help, the commands and their bounds (set / add /
+// cycle and the filter's own words such as `radius +1`), the default key bindings, the
+// HUD's parameter lines, the JSON, README's tables, config/default.toml and
 // docs/filters.md. Adding a filter: its folder under gpu/filters/ (kernel, CPU twin,
-// option table, factories), one line in registry.cpp, one CMake line, its reference.
+// option table, commands and keys, factories; common/stateless_filter.h declares a
+// filter without state in one place), one line in registry.cpp, its reference test.
 //
 // Values are held as double in a fixed array (no allocation when a frame copies its
 // chain): integers and choice indices are exact, seeds up to 2^53.
@@ -40,6 +43,29 @@ struct OptionInfo {
   double stepLo;        // add / cycle stay at or above this (k steps within 2..32; set takes 1)
   bool runtime;         // may change while playing (set / add / cycle commands)
   const char* zeroName = nullptr;  // Int: a word that stands for 0 outside lo..hi (kmeans k: "auto")
+};
+
+// A command word bound to one option, for the keys and the control channel: `radius 5`,
+// `radius +1`, `passes cycle`, `border reflect`, `edges-overlay toggle`. What follows it
+// comes from the option's type (N | +N | -N | cycle for numbers, a choice or cycle, on |
+// off | toggle for a switch). It acts on the first element of the filter that declares
+// it; a word that several filters declare for the same option (view: kmeans and slic)
+// acts on the first element that has that option.
+struct OptionCommand {
+  const char* name;    // "radius"; further names after '|' are accepted too ("k|clusters")
+  const char* option;  // "r": an option of the declaring filter
+  const char* help;    // "radius in pixels" (help appends the bounds)
+  // on | off | toggle between the option's zero word (k auto) and the value it had
+  // before (`k-auto`), instead of the option's own values.
+  bool autoSwitch = false;
+};
+
+// A default key binding (config [keys]): the keys, the command text they run, and what
+// it does, for help. A filter brings its own; the program adds the rest.
+struct KeyBinding {
+  const char* keys;         // one or more key names, comma separated: "q, escape"
+  const char* command;      // command text: "radius +1"
+  const char* description;  // "blur radius +1"
 };
 
 constexpr int kMaxFilterOptions = 12;  // options one filter may have
@@ -110,6 +136,10 @@ struct FilterInfo {
   bool temporal;        // frame n depends on frame n-1 (K-means warm starts)
   std::unique_ptr<GpuFilter> (*makeGpu)();
   std::unique_ptr<CpuFilter> (*makeCpu)();
+  const OptionCommand* commands = nullptr;  // its command words
+  int commandCount = 0;
+  const KeyBinding* keys = nullptr;  // its default key bindings, in help order
+  int keyCount = 0;
 
   const OptionInfo& option(int i) const { return options[i]; }
   // Index of the option called `name`, or -1.

@@ -140,7 +140,7 @@ TEST(ChainEditor, ParsesTheChainVerbs) {
     EXPECT_EQ(c.option, option) << text;
   }
   c = commandFrom("k -1");
-  EXPECT_EQ(c.verb, Verb::K);
+  EXPECT_EQ(c.verb, Verb::Add);
   EXPECT_EQ(c.change, Change::Add);
   EXPECT_EQ(c.step, -1);
   c = commandFrom("k 1");
@@ -199,8 +199,12 @@ TEST(ChainEditor, RefusesBadCommandTextsSayingWhy) {
       {"k 0", "k must be auto|1..32, +N or -N"},
       {"k 33", "k must be auto|1..32, +N or -N"},
       {"k +x", "k step must be +N or -N"},
-      {"radius 129", "radius must be 0..128"},
-      {"passes 4", "passes must be 1..3"},
+      {"radius 129", "radius must be 0..128, +N or -N"},
+      {"radius", "radius takes one number (radius must be 0..128, +N or -N)"},
+      {"passes 4", "passes must be 1..3, +N or -N"},
+      {"k-auto maybe", "k-auto takes on, off or toggle"},
+      {"auto kmeans.k maybe", "auto takes on, off or toggle"},
+      {"auto", "auto takes [ELEMENT.]OPTION [on|off|toggle]"},
       {"border mirror", "border must be zero, replicate, reflect, wrap or cycle"},
       {"param 0", "param takes a step: +N or -N"},
       {"compare up", "compare must be off, split, side or cycle"},

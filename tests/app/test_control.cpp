@@ -34,30 +34,48 @@ TEST(ControlParse, ParameterCommands) {
   EXPECT_EQ(c.change, Change::Set);
   EXPECT_EQ(c.arg, "blur");
   EXPECT_EQ(parse("  MODE   None ").arg, "none");
+  // A filter's word is the generic command it stands for.
   c = parse("k 12");
-  EXPECT_EQ(c.verb, Verb::K);
+  EXPECT_EQ(c.verb, Verb::Set);
   EXPECT_EQ(c.arg, "12");
   EXPECT_EQ(c.target, "kmeans");  // a shorthand for the first kmeans's k
   EXPECT_EQ(c.option, "k");
-  EXPECT_EQ(parse("clusters 3").verb, Verb::K);
+  EXPECT_EQ(c, parse("set kmeans.k 12"));
+  EXPECT_EQ(parse("clusters 3"), parse("k 3"));
   c = parse("radius 0");
-  EXPECT_EQ(c.verb, Verb::Radius);
-  EXPECT_EQ(c.value, 0);
-  EXPECT_EQ(parse("passes 3").value, 3);
+  EXPECT_EQ(c.verb, Verb::Set);
+  EXPECT_EQ(c.target, "blur");
+  EXPECT_EQ(c.option, "r");
+  EXPECT_EQ(c.arg, "0");
+  EXPECT_EQ(parse("radius +2"), parse("add blur.r +2"));
+  EXPECT_EQ(parse("passes 3").arg, "3");
+  EXPECT_EQ(parse("passes cycle"), parse("cycle blur.passes"));
   c = parse("border wrap");
-  EXPECT_EQ(c.verb, Verb::Border);
-  EXPECT_EQ(BorderMode(c.value), BorderMode::Wrap);
+  EXPECT_EQ(c, parse("set blur.border wrap"));
   c = parse("view Boundaries");
-  EXPECT_EQ(c.verb, Verb::View);
+  EXPECT_EQ(c.verb, Verb::Set);
   EXPECT_EQ(c.change, Change::Set);
-  EXPECT_EQ(SegmentView(c.value), SegmentView::Boundaries);
+  EXPECT_EQ(c.arg, "boundaries");
   EXPECT_EQ(c.target, "");  // the first element that has a view: kmeans or slic
   EXPECT_EQ(c.option, "view");
   EXPECT_EQ(parse("view cycle").change, Change::Cycle);
+  EXPECT_EQ(parse("edges-overlay"), parse("set edges.overlay 1"));
+  EXPECT_EQ(parse("edges-overlay off"), parse("set edges.overlay 0"));
+  EXPECT_EQ(parse("edges-overlay toggle"), parse("cycle edges.overlay"));
+  EXPECT_EQ(parse("k-auto"), parse("auto kmeans.k on"));
+  EXPECT_EQ(parse("k-auto toggle").change, Change::Toggle);
   c = parse("iterations 1000\r");
-  EXPECT_EQ(c.verb, Verb::Iterations);
-  EXPECT_EQ(c.value, 1000);
+  EXPECT_EQ(c.verb, Verb::Set);
+  EXPECT_EQ(c.arg, "1000");
   EXPECT_EQ(c.text, "iterations 1000");
+  // Bounds come from the option: a bad value fails when the line is read.
+  EXPECT_THROW(parse("radius 129"), std::invalid_argument);
+  EXPECT_THROW(parse("passes 0"), std::invalid_argument);
+  EXPECT_THROW(parse("border sideways"), std::invalid_argument);
+  EXPECT_THROW(parse("sigma cycle"), std::invalid_argument);  // a real number: set or add
+  EXPECT_THROW(parse("edges-overlay maybe"), std::invalid_argument);
+  EXPECT_THROW(parse("radius"), std::invalid_argument);
+  EXPECT_THROW(parse("radius 1 2"), std::invalid_argument);
 }
 
 TEST(ControlParse, PlaybackCommands) {
@@ -100,7 +118,9 @@ TEST(ControlParse, RelativeSteps) {
   Command c = parse("k -1");
   EXPECT_EQ(c.change, Change::Add);
   EXPECT_EQ(c.step, -1);
-  EXPECT_EQ(parse("radius +10").value, 10);
+  EXPECT_EQ(parse("radius +10").step, 10);
+  EXPECT_EQ(parse("iterations +1"), parse("add kmeans.iterations 1"));  // every number word steps
+  EXPECT_EQ(parse("passes -1").step, -1);
   EXPECT_EQ(parse("param -2").value, -2);
   EXPECT_EQ(parse("passes cycle").change, Change::Cycle);
   EXPECT_EQ(parse("mode cycle").change, Change::Cycle);
@@ -121,7 +141,7 @@ TEST(ControlParse, BadLinesSayWhy) {
                           "seek",       "seek x",   "seek +",
                           "seek 1e99",  "seek nan", "pause now",
                           "quit 1",     "warp 9",   "k_inc 2",
-                          "param 3",    "iterations +1", "passes +1",
+                          "param 3",    "iterations +x", "passes 1.5",
                           "view rainbow", "view", "view labels 2",
                           "\x01\x02"}) {
     EXPECT_THROW(parseCommand(bad), std::invalid_argument) << bad;
@@ -217,7 +237,7 @@ TEST(ControlChannel, FifoWritersMayComeAndGo) {
   writeTo(fifo, "bogus\n\n# comment\nquit\n", O_WRONLY);
   std::vector<Command> got = takeN(ch, 3);
   ASSERT_EQ(got.size(), 3u);
-  EXPECT_EQ(got[0].verb, Verb::K);
+  EXPECT_EQ(got[0].option, "k");
   EXPECT_EQ(got[1].text, "mode blur");
   EXPECT_EQ(got[2].verb, Verb::Quit);
   EXPECT_EQ(ch.accepted(), 3);
@@ -258,7 +278,7 @@ TEST(ControlChannel, OverlongLineAndOverflowAreDropped) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   std::vector<Command> got = ch.take();
   ASSERT_EQ(got.size(), ControlChannel::kMaxQueued);
-  EXPECT_EQ(got[0].verb, Verb::K);
+  EXPECT_EQ(got[0].option, "k");
   EXPECT_EQ(ch.rejected(), 1 + 21);  // the long line, then the steps that did not fit
 }
 

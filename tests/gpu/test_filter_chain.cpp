@@ -123,9 +123,9 @@ TEST(FilterChainParse, GoodStringsHoldTheirValues) {
   c = parseChain(" blur = 7 : 2 : 'wrap' , kmeans ");
   ASSERT_EQ(c.size(), 2);
   EXPECT_EQ(&c[0].filter(), &kBlurFilter);
-  EXPECT_EQ(c[0].intValue(blur_option::Radius), 7);
-  EXPECT_EQ(c[0].intValue(blur_option::Passes), 2);
-  EXPECT_EQ(c[0].intValue(blur_option::Border), 3);
+  EXPECT_EQ(blurParamsOf(c[0]).radius, 7);
+  EXPECT_EQ(blurParamsOf(c[0]).passes, 2);
+  EXPECT_EQ(blurParamsOf(c[0]).border, BorderMode::Wrap);
   EXPECT_EQ(&c[1].filter(), &kKmeansFilter);
   EXPECT_TRUE(c[1] == FilterElement(kKmeansFilter));
 

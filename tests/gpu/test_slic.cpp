@@ -341,7 +341,7 @@ Command command(const std::string& line) {
 
 TEST(SlicCommands, SuperpixelsAndViewActOnTheFirstSlic) {
   const Command c = command("superpixels 300");
-  EXPECT_EQ(c.verb, Verb::Superpixels);
+  EXPECT_EQ(c.verb, Verb::Set);
   EXPECT_EQ(c.target, "slic");
   EXPECT_EQ(c.option, "n");
   EXPECT_TRUE(isParamCommand(c));

@@ -4,7 +4,9 @@
   gpu/filters/filter.h, gpu/cuda/ and gpu/image.h: a filter leans on no other filter;
 - gpu/filters/common/ includes only itself, gpu/filters/filter.h, gpu/cuda/ and gpu/image.h;
 - gpu/color/ includes only itself, gpu/cuda/ and gpu/image.h, and gpu/cuda/ only itself and
-  gpu/image.h: the layers below the chain import nothing above them.
+  gpu/image.h: the layers below the chain import nothing above them;
+- app/ includes no filter folder (gpu/filters/NAME/): the program meets filters through the
+  registry, the chain and filter.h only (commands and keys come from the filters' tables).
 
 Only the project's own quoted includes ("gpu/...", "io/...", "app/...") are judged. Each
 offending line is printed as FILE:LINE: the include and the rule, and the exit code is 1."""
@@ -35,18 +37,34 @@ def allowed(parts):
     return None
 
 
-def offences(root):
-    for path in sorted((root / "gpu").rglob("*")):
-        if path.suffix not in SOURCES or not path.is_file():
-            continue
-        rule = allowed(path.relative_to(root).parts)
-        if rule is None:
-            continue
-        prefixes, text = rule
+FILTER_FOLDER = re.compile(r"^gpu/filters/[^/]+/")
+
+
+def offences_in(path, root):
+    """The offending include lines of one file."""
+    rel = path.relative_to(root)
+    if rel.parts[0] == "app":
         for number, line in enumerate(path.read_text().splitlines(), 1):
             m = INCLUDE.match(line)
-            if m and not m.group(1).startswith(prefixes):
-                yield f"{path.relative_to(root)}:{number}: includes \"{m.group(1)}\": {text}"
+            if m and FILTER_FOLDER.match(m.group(1)):
+                yield f"{rel}:{number}: includes \"{m.group(1)}\": app/ includes no filter folder " \
+                    "(gpu/filters/NAME/); use the registry, the chain and filter.h"
+        return
+    rule = allowed(rel.parts)
+    if rule is None:
+        return
+    prefixes, text = rule
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        m = INCLUDE.match(line)
+        if m and not m.group(1).startswith(prefixes):
+            yield f"{rel}:{number}: includes \"{m.group(1)}\": {text}"
+
+
+def offences(root):
+    for top in ("gpu", "app"):
+        for path in sorted((root / top).rglob("*")):
+            if path.suffix in SOURCES and path.is_file():
+                yield from offences_in(path, root)
 
 
 def self_test():
@@ -59,6 +77,8 @@ def self_test():
         "gpu/color/d.h": ('#include "gpu/processor.h"', True),
         "gpu/cuda/e.h": ('#include "gpu/color/pixel_format.h"', True),
         "gpu/filters/gauss/f.cpp": ('#  include "app/options.h"', True),
+        "app/input/g.cpp": ('#include "gpu/filters/blur/blur_filter.h"', True),
+        "app/input/h.cpp": ('#include "gpu/filters/registry.h"\n#include "gpu/filters/chain.h"', False),
     }
     with tempfile.TemporaryDirectory() as tmp:
         root = pathlib.Path(tmp)

@@ -1,16 +1,11 @@
-// Sobel edges as a chain element (`edges=t=80:overlay=0`): its option table and the typed
-// view of an element's values. Kernel and contract: edges.h.
+// Sobel edges as a chain element (`edges=t=80:overlay=0`): its option table, commands
+// and keys, and the typed view of an element's values. Kernel and contract: edges.h.
 #pragma once
 
 #include "gpu/filters/edges/edges_params.h"
 #include "gpu/filters/filter.h"
 
 namespace vp {
-
-// Option indices, in table order.
-namespace edges_option {
-enum : int { Threshold, Overlay };
-}
 
 extern const FilterInfo kEdgesFilter;
 

@@ -1,73 +1,48 @@
 #include "gpu/filters/gauss/gauss_filter.h"
 
+#include "gpu/filters/common/stateless_filter.h"
 #include "gpu/filters/gauss/gauss.h"
-
-#include <memory>
-#include <vector>
 
 namespace vp {
 namespace {
 
-// sigma: add / cycle steps stay at or above 0.5 (0.3, its 3 taps at 0.992 / 0.004, is
-// nearly the identity; `set` still takes it).
-constexpr OptionInfo kOptions[] = {
-    {"sigma", OptionType::Float, kMinGaussSigma, kMaxGaussSigma, 2, nullptr,
-     "standard deviation in pixels; the kernel reaches ceil(3 sigma) each side", 0.5, true},
-    kBorderOption,
+struct GaussDecl {
+  using Params = GaussParams;
+  using Workspace = GaussWorkspace;
+  using Scratch = GaussCpuScratch;
+  static constexpr bool kWorkspacePerSlot = true;  // the row sums: slots blur concurrently
+  // sigma: add / cycle steps stay at or above 0.5 (0.3, its 3 taps at 0.992 / 0.004, is
+  // nearly the identity; `set` still takes it).
+  static constexpr ParamOption<GaussParams> kOptions[] = {
+      bindOption<&GaussParams::sigma>({"sigma", OptionType::Float, kMinGaussSigma, kMaxGaussSigma, 2, nullptr,
+                                       "standard deviation in pixels; the kernel reaches ceil(3 sigma) each side",
+                                       0.5, true}),
+      bindOption<&GaussParams::border>(kBorderOption),
+  };
+  static void gpu(ConstRgbaView in, RgbaView out, const Params& p, Workspace& ws, cudaStream_t stream) {
+    gaussGpu(in, out, p, ws, stream);
+  }
+  static void cpu(ConstRgbaView in, RgbaView out, const Params& p, Scratch& scratch) {
+    gaussCpu(in, out, p, scratch);
+  }
 };
+using Gauss = StatelessFilter<GaussDecl>;
 
-class GpuGauss final : public GpuFilter {
- public:
-  void configure(int width, int height, int slots) override {
-    // One workspace per slot: slots blur concurrently on their own streams (the row sums).
-    ws_.clear();
-    for (int i = 0; i < slots; ++i) ws_.push_back(std::make_unique<GaussWorkspace>(width, height));
-  }
-  void enqueue(int slot, ConstRgbaView in, RgbaView out, const FilterElement& element, ElementResult&,
-               cudaStream_t stream) override {
-    gaussGpu(in, out, gaussParamsOf(element), *ws_[size_t(slot)], stream);
-  }
+constexpr OptionCommand kCommands[] = {{"sigma", "sigma", "sigma in pixels"}};
 
- private:
-  std::vector<std::unique_ptr<GaussWorkspace>> ws_;
-};
-
-class CpuGauss final : public CpuFilter {
- public:
-  void configure(int width, int height) override { scratch_ = std::make_unique<GaussCpuScratch>(width, height); }
-  void run(ConstRgbaView in, RgbaView out, const FilterElement& element, ElementResult&) override {
-    gaussCpu(in, out, gaussParamsOf(element), *scratch_);
-  }
-
- private:
-  std::unique_ptr<GaussCpuScratch> scratch_;
+constexpr KeyBinding kKeys[] = {
+    {"g", "sigma -0.5", "Gaussian sigma -0.5"},
+    {"shift+g", "sigma +0.5", "Gaussian sigma +0.5"},
+    {"5", "mode gauss", "chain: Gaussian blur"},
 };
 
 }  // namespace
 
-const FilterInfo kGaussFilter = {
-    "gauss",
-    "Gaussian blur: the sampled Gaussian out to 3 sigma, separable, within 1 level of the exact convolution",
-    kOptions,
-    int(sizeof kOptions / sizeof kOptions[0]),
-    gauss_option::Sigma,
-    false,
-    [] { return std::unique_ptr<GpuFilter>(std::make_unique<GpuGauss>()); },
-    [] { return std::unique_ptr<CpuFilter>(std::make_unique<CpuGauss>()); },
-};
+const FilterInfo kGaussFilter = Gauss::info(
+    "gauss", "Gaussian blur: the sampled Gaussian out to 3 sigma, separable, within 1 level of the exact convolution",
+    "sigma", kCommands, kKeys);
 
-GaussParams gaussParamsOf(const FilterElement& e) {
-  GaussParams p;
-  p.sigma = e.value(gauss_option::Sigma);
-  p.border = static_cast<BorderMode>(e.intValue(gauss_option::Border));
-  return p;
-}
-
-FilterElement gaussElement(const GaussParams& p) {
-  FilterElement e(kGaussFilter);
-  e.set(gauss_option::Sigma, p.sigma);
-  e.set(gauss_option::Border, double(int(p.border)));
-  return e;
-}
+GaussParams gaussParamsOf(const FilterElement& e) { return Gauss::paramsOf(e); }
+FilterElement gaussElement(const GaussParams& p) { return Gauss::elementOf(kGaussFilter, p); }
 
 }  // namespace vp

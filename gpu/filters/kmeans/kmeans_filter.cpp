@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstring>
 #include <deque>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -39,6 +40,27 @@ constexpr OptionInfo kOptions[] = {
     {"kmax", OptionType::Int, 2, kMaxClusters, kAutoKMax, nullptr, "automatic K: the largest K tried", 2, true},
 };
 static_assert(sizeof kOptions / sizeof kOptions[0] <= kMaxFilterOptions);
+
+constexpr OptionCommand kCommands[] = {
+    {"k|clusters", "k", "clusters (auto: chosen by the silhouette score)"},
+    {"k-auto", "k", "automatic K: chosen in kmin..kmax by the silhouette score (on), or back to the fixed K it had (off)",
+     true},
+    {"iterations", "iterations", "maximum iterations per frame"},
+    {"spatial", "spatial",
+     "spatial weight: position against colour (RGBXY K-means; at 1 crossing the frame costs the whole colour "
+     "range, 0: colour only)"},
+    {"view", "view", "view: its segments' colours, a fixed colour per label, or segment borders over the frame"},
+};
+
+constexpr KeyBinding kKeys[] = {
+    {"k", "k -1", "K-means clusters -1"},
+    {"shift+k", "k +1", "K-means clusters +1"},
+    {"a", "k-auto toggle", "K-means: automatic K (silhouette) / the fixed K"},
+    {"x", "spatial -0.25", "K-means spatial weight -0.25"},
+    {"shift+x", "spatial +0.25", "K-means spatial weight +0.25 (segments follow position too)"},
+    {"v", "view cycle", "K-means / SLIC view: colours, labels, boundaries"},
+    {"1", "mode kmeans", "chain: K-means"},
+};
 
 // What a K-means frame leaves: its state and, with automatic K, the silhouette sum of its
 // centres over the sample (kmeans_auto.h).
@@ -251,6 +273,10 @@ const FilterInfo kKmeansFilter = {
     true,
     [] { return std::unique_ptr<GpuFilter>(std::make_unique<GpuKmeans>()); },
     [] { return std::unique_ptr<CpuFilter>(std::make_unique<CpuKmeans>()); },
+    kCommands,
+    int(std::size(kCommands)),
+    kKeys,
+    int(std::size(kKeys)),
 };
 
 KmeansParams kmeansParamsOf(const FilterElement& e, bool* warm) {

@@ -1,71 +1,47 @@
 #include "gpu/filters/median/median_filter.h"
 
+#include "gpu/filters/common/stateless_filter.h"
 #include "gpu/filters/median/median.h"
-
-#include <memory>
 
 namespace vp {
 namespace {
 
-constexpr OptionInfo kOptions[] = {
-    {"r", OptionType::Int, kMinMedianRadius, kMaxMedianRadius, 1, nullptr,
-     "radius in pixels: the median of the (2r+1)x(2r+1) window", kMinMedianRadius, true},
-    kBorderOption,
+struct MedianDecl {
+  using Params = MedianParams;
+  using Workspace = MedianWorkspace;
+  using Scratch = MedianCpuScratch;
+  static constexpr bool kWorkspacePerSlot = false;  // no device memory, nothing that changes
+  static constexpr ParamOption<MedianParams> kOptions[] = {
+      bindOption<&MedianParams::radius>({"r", OptionType::Int, kMinMedianRadius, kMaxMedianRadius, 1, nullptr,
+                                         "radius in pixels: the median of the (2r+1)x(2r+1) window",
+                                         kMinMedianRadius, true}),
+      bindOption<&MedianParams::border>(kBorderOption),
+  };
+  static void gpu(ConstRgbaView in, RgbaView out, const Params& p, Workspace& ws, cudaStream_t stream) {
+    medianGpu(in, out, p, ws, stream);
+  }
+  static void cpu(ConstRgbaView in, RgbaView out, const Params& p, Scratch& scratch) {
+    medianCpu(in, out, p, scratch);
+  }
 };
+using Median = StatelessFilter<MedianDecl>;
 
-class GpuMedian final : public GpuFilter {
- public:
-  void configure(int width, int height, int) override {
-    // No device memory and nothing that changes: one workspace serves every slot.
-    ws_ = std::make_unique<MedianWorkspace>(width, height);
-  }
-  void enqueue(int, ConstRgbaView in, RgbaView out, const FilterElement& element, ElementResult&,
-               cudaStream_t stream) override {
-    medianGpu(in, out, medianParamsOf(element), *ws_, stream);
-  }
+constexpr OptionCommand kCommands[] = {{"median-r", "r", "radius"}};
 
- private:
-  std::unique_ptr<MedianWorkspace> ws_;
-};
-
-class CpuMedian final : public CpuFilter {
- public:
-  void configure(int width, int height) override {
-    scratch_ = std::make_unique<MedianCpuScratch>(width, height);
-  }
-  void run(ConstRgbaView in, RgbaView out, const FilterElement& element, ElementResult&) override {
-    medianCpu(in, out, medianParamsOf(element), *scratch_);
-  }
-
- private:
-  std::unique_ptr<MedianCpuScratch> scratch_;
+constexpr KeyBinding kKeys[] = {
+    {"d", "median-r -1", "median radius -1"},
+    {"shift+d", "median-r +1", "median radius +1"},
+    {"4", "mode median", "chain: median"},
 };
 
 }  // namespace
 
-const FilterInfo kMedianFilter = {
+const FilterInfo kMedianFilter = Median::info(
     "median",
-    "exact median: per channel the middle value of the (2r+1)x(2r+1) window (removes speckle, keeps edges)",
-    kOptions,
-    int(sizeof kOptions / sizeof kOptions[0]),
-    median_option::Radius,
-    false,
-    [] { return std::unique_ptr<GpuFilter>(std::make_unique<GpuMedian>()); },
-    [] { return std::unique_ptr<CpuFilter>(std::make_unique<CpuMedian>()); },
-};
+    "exact median: per channel the middle value of the (2r+1)x(2r+1) window (removes speckle, keeps edges)", "r",
+    kCommands, kKeys);
 
-MedianParams medianParamsOf(const FilterElement& e) {
-  MedianParams p;
-  p.radius = e.intValue(median_option::Radius);
-  p.border = static_cast<BorderMode>(e.intValue(median_option::Border));
-  return p;
-}
-
-FilterElement medianElement(const MedianParams& p) {
-  FilterElement e(kMedianFilter);
-  e.set(median_option::Radius, p.radius);
-  e.set(median_option::Border, double(int(p.border)));
-  return e;
-}
+MedianParams medianParamsOf(const FilterElement& e) { return Median::paramsOf(e); }
+FilterElement medianElement(const MedianParams& p) { return Median::elementOf(kMedianFilter, p); }
 
 }  // namespace vp

@@ -1,16 +1,12 @@
-// Median filter as a chain element (`median=r=2:border=replicate`): its option table and
-// the typed view of an element's values. Kernels and contract: median.h.
+// Median filter as a chain element (`median=r=2:border=replicate`): its option table,
+// commands and keys, and the typed view of an element's values. Kernels and contract:
+// median.h.
 #pragma once
 
 #include "gpu/filters/filter.h"
 #include "gpu/filters/median/median_params.h"
 
 namespace vp {
-
-// Option indices, in table order.
-namespace median_option {
-enum : int { Radius, Border };
-}
 
 extern const FilterInfo kMedianFilter;
 

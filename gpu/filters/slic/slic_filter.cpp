@@ -3,6 +3,7 @@
 #include "gpu/cuda/cuda_resources.h"
 
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <vector>
 
@@ -21,6 +22,17 @@ constexpr OptionInfo kOptions[] = {
      "what is painted: region mean colours, a fixed colour per region, or region borders over the frame", 0, true},
 };
 static_assert(sizeof kOptions / sizeof kOptions[0] <= kMaxFilterOptions);
+
+constexpr OptionCommand kCommands[] = {
+    {"superpixels", "n", "superpixel count"},
+    {"view", "view", "view: its segments' colours, a fixed colour per label, or segment borders over the frame"},
+};
+
+constexpr KeyBinding kKeys[] = {
+    {"n", "superpixels -100", "SLIC superpixels -100"},
+    {"shift+n", "superpixels +100", "SLIC superpixels +100"},
+    {"8", "mode slic", "chain: SLIC superpixels"},
+};
 
 // Per slot: the workspace, and the stats' host copy read by finish().
 struct SlicSlot {
@@ -76,6 +88,10 @@ const FilterInfo kSlicFilter = {
     false,
     [] { return std::unique_ptr<GpuFilter>(std::make_unique<GpuSlic>()); },
     [] { return std::unique_ptr<CpuFilter>(std::make_unique<CpuSlic>()); },
+    kCommands,
+    int(std::size(kCommands)),
+    kKeys,
+    int(std::size(kKeys)),
 };
 
 SlicParams slicParamsOf(const FilterElement& e) {

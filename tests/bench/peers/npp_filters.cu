@@ -1,6 +1,7 @@
-// NPP's Gaussian, median and Sobel on packed RGB24, timed as vidproc's kernel rows are
-// (CUDA events around a batch of calls on one stream, input already on the device), to
-// put beside BM_GaussGpu, BM_MedianGpu and BM_EdgesGpu in docs/benchmarks.md. Built and
+// NPP's Gaussian, median, Sobel and bilateral on packed RGB24, timed as vidproc's kernel
+// rows are (CUDA events around a batch of calls on one stream, input already on the
+// device), to put beside BM_GaussGpu, BM_MedianGpu, BM_EdgesGpu and BM_BilateralGpu in
+// docs/benchmarks.md. Built and
 // run on the GPU machine, where the CUDA toolkit carries NPP (not a Debian package):
 //   tests/bench/peers/run_peers.sh
 // Prints one line per case: "npp CASE WxH: MEDIAN_US us (min MIN_US)".
@@ -137,6 +138,26 @@ void runSize(int w, int h, cudaStream_t stream) {
                                                            nppiNormL2, NPP_BORDER_REPLICATE, ctx));
   });
   CHECK_CUDA(cudaFree(mag));
+
+  // Bilateral r = 3, 5, 7 with BM_BilateralGpu's S = 3, V = 30, border replicate (the only
+  // border NPP's bilateral takes; 8u C3 is its only 8-bit colour form, no C4 / AC4).
+  // Parameter mapping: NPP takes squares, nPosSquareSigma = S^2 and nValSquareSigma = V^2
+  // ("the square of the sigma for the relative geometric / intensity distance"), for
+  // weights exp(-(h^2 + w^2) / 2 S^2) * exp(-d^2 / 2 V^2). Its header's formula writes
+  // func(S, I) = exp(-I^2 / 2 S^2) with S the parameter itself, which taken literally
+  // would square it twice; we follow the parameter descriptions (and IPP's API of the same
+  // names); the reading changes NPP's weights, not the work it does. NPP calls its window
+  // "round" (it may skip the corners of the (2r+1)^2 square our filter sums) and does not
+  // say how it measures a colour distance: its row may do less work than ours, not more.
+  for (int r : {3, 5, 7}) {
+    const float s = 3.f, v = 30.f;
+    char name[64];
+    std::snprintf(name, sizeof name, "bilateral r=%d s=3 v=30", r);
+    timeCase(name, w, h, stream, [&] {
+      CHECK_NPP(nppiFilterBilateralGaussBorder_8u_C3R_Ctx(inner, int(srcPitch), srcSize, origin, dst, int(dstPitch), size,
+                                                          r, 1, v * v, s * s, NPP_BORDER_REPLICATE, ctx));
+    });
+  }
   CHECK_CUDA(cudaFree(src));
   CHECK_CUDA(cudaFree(dst));
 }

@@ -1,5 +1,5 @@
-"""Hand-written PyTorch at vidproc's jobs (Gaussian, median, Sobel edges), RGB 8-bit in and
-out on the GPU, timed with CUDA events as the kernel rows are: the peers in
+"""Hand-written PyTorch at vidproc's jobs (Gaussian, median, Sobel edges, bilateral), RGB
+8-bit in and out on the GPU, timed with CUDA events as the kernel rows are: the peers in
 docs/benchmarks.md. Run on the GPU machine: tests/bench/peers/run_peers.sh.
 Prints one line per case: "torch CASE WxH: MEDIAN_US us (min MIN_US)"."""
 import math
@@ -55,6 +55,27 @@ def edges(img):
     return m.unsqueeze(1).expand(-1, 3, -1, -1)
 
 
+def bilateral(img, r, sigma_s, sigma_r):
+    """The bilateral filter as bilateral.h defines it (border replicate), float32: one
+    window row at a time, the row's 2r+1 samples of every pixel as an unfold view of the
+    padded image (no copy), weights exp(-(dx^2 + dy^2) / 2 S^2) * exp(-|dRGB|^2 / 2 V^2)."""
+    n, h = 2 * r + 1, img.shape[2]
+    f = img.float()
+    padded = F.pad(f, (r, r, r, r), mode="replicate")
+    off = torch.arange(-r, r + 1, device=img.device, dtype=torch.float32)
+    g = torch.exp(-off * off / (2 * sigma_s * sigma_s))  # the spatial Gaussian along one axis
+    num = torch.zeros_like(f)
+    den = torch.zeros_like(f[:, :1])
+    centre = f.unsqueeze(-1)
+    for j in range(n):
+        q = padded[:, :, j:j + h, :].unfold(3, n, 1)  # (1, 3, H, W, n): window row j
+        d2 = (q - centre).square_().sum(1, keepdim=True)  # (1, 1, H, W, n)
+        w = torch.exp(d2 * (-0.5 / (sigma_r * sigma_r))) * (g * g[j])
+        num += (w * q).sum(-1)
+        den += w.sum(-1)
+    return (num / den).round_().clamp_(0, 255).to(torch.uint8)
+
+
 def main():
     torch.backends.cudnn.benchmark = True
     for w, h in ((1920, 1080), (3840, 2160)):
@@ -64,6 +85,8 @@ def main():
         for r in (1, 2):
             time_case(f"median r={r} (unfold)", w, h, lambda: median(img, r), calls=5, batches=5)
         time_case("sobel magnitude", w, h, lambda: edges(img))
+        time_case("bilateral r=5 s=3 v=30 (unfold rows)", w, h, lambda: bilateral(img, 5, 3.0, 30.0),
+                  calls=5, batches=5)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ void BM_BoxBlurGpu(benchmark::State& state) {
   timeCudaLoop(state, stream, [&](cudaStream_t s) { boxBlurGpu(in.view(), out.view(), p, ws, s); });
   setImageBytes(state, w, h);
   if (p.radius > 0)
-    state.SetLabel(std::string(ws.policy(w, h, p.radius).name) + (queuedTiming() ? " queued" : ""));
+    state.SetLabel(std::string(ws.policy(w, h, p.radius).name) + timingTag());
 }
 BENCHMARK(BM_BoxBlurGpu)
     ->ArgNames({"w", "h", "r", "border", "passes"})

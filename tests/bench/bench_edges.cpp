@@ -23,7 +23,7 @@ void BM_EdgesGpu(benchmark::State& state) {
   Stream stream;
   timeCudaLoop(state, stream, [&](cudaStream_t s) { edgesGpu(in.view(), out.view(), p, s); });
   setImageBytes(state, w, h);
-  if (queuedTiming()) state.SetLabel("queued");
+  if (!timingTag().empty()) state.SetLabel(timingTag().substr(1));
 }
 BENCHMARK(BM_EdgesGpu)
     ->ArgNames({"w", "h", "overlay"})

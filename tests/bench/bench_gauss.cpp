@@ -33,7 +33,7 @@ void BM_GaussGpu(benchmark::State& state) {
   timeCudaLoop(state, stream, [&](cudaStream_t s) { gaussGpu(in.view(), out.view(), p, ws, s); });
   setImageBytes(state, w, h);
   state.SetLabel(std::string(gaussPathName(ws.path(p.sigma))) + ", " + taps(p.sigma) +
-                 (queuedTiming() ? " queued" : ""));
+                 timingTag());
 }
 BENCHMARK(BM_GaussGpu)
     ->ArgNames({"w", "h", "sigma10", "border"})
@@ -65,7 +65,7 @@ void BM_GaussGpuPath(benchmark::State& state) {
   timeCudaLoop(state, stream,
                [&](cudaStream_t s) { detail::gaussGpuWithPath(in.view(), out.view(), p, path, ws, s); });
   setImageBytes(state, w, h);
-  state.SetLabel(std::string(gaussPathName(path)) + ", " + taps(p.sigma) + (queuedTiming() ? " queued" : ""));
+  state.SetLabel(std::string(gaussPathName(path)) + ", " + taps(p.sigma) + timingTag());
 }
 BENCHMARK(BM_GaussGpuPath)
     ->ArgNames({"w", "h", "sigma10", "path"})

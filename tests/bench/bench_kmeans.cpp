@@ -56,7 +56,7 @@ void BM_KmeansGpu(benchmark::State& st) {
   p.init = KmeansInit(st.range(4));
   KmeansWorkspace ws(loadArg(st.range(5)));
   timeKmeans(st, w, h, p, ws);
-  st.SetLabel(std::string(ws.policy(w, h, p.k).name) + (queuedTiming() ? " queued" : ""));
+  st.SetLabel(std::string(ws.policy(w, h, p.k).name) + timingTag());
 }
 BENCHMARK(BM_KmeansGpu)
     ->ArgNames({"w", "h", "k", "it", "init", "load"})
@@ -85,7 +85,7 @@ void BM_KmeansSpatialGpu(benchmark::State& st) {
   p.spatial = float(st.range(4)) / 100.f;
   KmeansWorkspace ws;
   timeKmeans(st, w, h, p, ws);
-  if (queuedTiming()) st.SetLabel("queued");
+  if (!timingTag().empty()) st.SetLabel(timingTag().substr(1));
 }
 BENCHMARK(BM_KmeansSpatialGpu)
     ->ArgNames({"w", "h", "k", "it", "W100"})
@@ -155,7 +155,7 @@ void BM_KmeansWarm(benchmark::State& st) {
     iterations += host.as<KmeansState>()->iterations;
   }
   st.counters["iters"] = iterations / double(st.iterations());
-  st.SetLabel(std::string(ws.policy(w, h, p.k).name) + (queuedTiming() ? " queued" : ""));
+  st.SetLabel(std::string(ws.policy(w, h, p.k).name) + timingTag());
   setRates(st, double(w) * h, iterations / double(st.iterations()));
 }
 BENCHMARK(BM_KmeansWarm)

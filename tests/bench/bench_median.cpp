@@ -16,7 +16,7 @@ void setImageBytes(benchmark::State& state, int w, int h) {
 }
 
 std::string label(MedianMethod method, const char* variant = "") {
-  return std::string(medianMethodName(method)) + variant + (queuedTiming() ? " queued" : "");
+  return std::string(medianMethodName(method)) + variant + timingTag();
 }
 
 // One medianGpu call. Args: w, h, radius, border (0 zero, 1 replicate, 2 reflect, 3 wrap).

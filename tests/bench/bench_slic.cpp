@@ -34,7 +34,7 @@ void BM_SlicGpu(benchmark::State& state) {
   Stream stream;
   timeCudaLoop(state, stream, [&](cudaStream_t s) { slicGpu(in.view(), out.view(), view, p, ws, s); });
   setImageBytes(state, w, h);
-  if (queuedTiming()) state.SetLabel("queued");
+  if (!timingTag().empty()) state.SetLabel(timingTag().substr(1));
 }
 BENCHMARK(BM_SlicGpu)
     ->ArgNames({"w", "h", "n", "iterations", "view"})

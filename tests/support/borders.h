@@ -1,8 +1,8 @@
-// The four border extensions (gpu/filters/blur/box_blur.h's BorderMode) by name, for the
+// The four border extensions (gpu/filters/common/border.h's BorderMode) by name, for the
 // filter tests' loops and messages and the references that read an element's choice.
 #pragma once
 
-#include "gpu/filters/blur/box_blur.h"
+#include "gpu/filters/common/border.h"
 
 namespace vp::test {
 

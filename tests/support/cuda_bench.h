@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 namespace vp::test {
 
@@ -58,6 +59,23 @@ inline bool queuedTiming() {
   return v && std::strcmp(v, "0") != 0 && *v;
 }
 
+// VP_BENCH_BATCH=N (N >= 2): timeCudaLoop times N back-to-back calls on one stream
+// between two events and reports the time per call, the form NPP's and torch's rows are
+// timed in (tests/bench/peers): each call's share of the events and of the host's
+// submission of the first launch shrinks to 1/N. Unset or 1: one call per region.
+inline int batchCalls() {
+  const char* v = std::getenv("VP_BENCH_BATCH");
+  const int n = v ? std::atoi(v) : 1;
+  return n > 1 ? n : 1;
+}
+
+// The timing's part of a row's label: "", " queued", " batch20", " queued batch20".
+inline std::string timingTag() {
+  std::string tag = queuedTiming() ? " queued" : "";
+  if (batchCalls() > 1) tag += " batch" + std::to_string(batchCalls());
+  return tag;
+}
+
 // Events around one region of a benchmark iteration, queued behind a HostGate when
 // queuedTiming(): begin(), the region's launches, end(), any further work of the
 // iteration (a readback), release(), then synchronize and read seconds().
@@ -92,22 +110,24 @@ class RegionTimer {
   Event start_, stop_;
 };
 
-// Runs `launch(stream)` once per benchmark iteration and reports the time between
-// CUDA events around it as the iteration's manual time. Use with ->UseManualTime().
-// Warm-up launches run first so module load and first-touch stay out of the numbers.
+// Runs `launch(stream)` once per benchmark iteration (batchCalls() times with
+// VP_BENCH_BATCH) and reports the time between CUDA events around it, per call, as the
+// iteration's manual time. Use with ->UseManualTime(). Warm-up launches run first so
+// module load and first-touch stay out of the numbers.
 template <class Launch>
 void timeCudaLoop(benchmark::State& state, cudaStream_t stream, Launch&& launch, int warmup = 3) {
   for (int i = 0; i < warmup; ++i) launch(stream);
   VP_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const int calls = batchCalls();
   RegionTimer timer(state);
   for (auto _ : state) {
     timer.begin(stream);
-    launch(stream);
+    for (int i = 0; i < calls; ++i) launch(stream);
     timer.end(stream);
     timer.release();
     double seconds = 0;
     if (!timer.seconds(state, seconds)) return;
-    state.SetIterationTime(seconds);
+    state.SetIterationTime(seconds / calls);
   }
 }
 

@@ -16,8 +16,9 @@
 //                             frame enqueued before the previous one is finished), a
 //                             reconfigure midway: frame by frame the CPU twin's output.
 //
-// Tolerances: none. The comparison against the references is exact; see
-// filter_reference.h for what each reference computes.
+// Tolerances: none between the backends. Against the references the comparison is exact
+// but where a reference says otherwise (FilterReference::levels: the bilateral's 1 level);
+// see filter_reference.h for what each reference computes.
 #include "gpu/cuda/cuda_resources.h"
 #include "gpu/filters/chain.h"
 #include "gpu/filters/registry.h"
@@ -334,9 +335,13 @@ TEST_P(FilterConformance, CpuTwinMatchesReference) {
         const HostImage& in = image(w, h, kind);
         const ReferenceFrame want = ref->firstFrame(in, e);
         const Frame got = freshCpu(e, in);
-        const test::ImageDiff d = test::compare(got.out, want.rgba);
-        EXPECT_EQ(d.differing, 0u) << d.first << " (the reference met " << want.openChoices
-                                   << " choices the contract leaves open)";
+        if (ref->levels > 0) {
+          EXPECT_LE(test::maxRgbDiff(got.out, want.rgba), ref->levels) << "levels from the reference (1000: alpha)";
+        } else {
+          const test::ImageDiff d = test::compare(got.out, want.rgba);
+          EXPECT_EQ(d.differing, 0u) << d.first << " (the reference met " << want.openChoices
+                                     << " choices the contract leaves open)";
+        }
         const std::map<std::string, double> metrics = metricsOf(got.result);
         for (const auto& [name, value] : want.metrics) {
           const auto it = metrics.find(name);

@@ -8,7 +8,7 @@
 // element's values by option name and choice name (not through the filters' typed views
 // or kernels) and calls only the plain references of tests/support: no code of gpu/ runs.
 //
-// What is compared, and the tolerances (none on bytes):
+// What is compared, and the tolerances (none on bytes but the bilateral's):
 //   blur    every byte of the RGBA output (alpha included) against naiveBlur
 //           (support/blur_reference.h: the (2r+1)^2 window summed directly per pixel,
 //           the border extension written plainly, round half up, `passes` times).
@@ -32,6 +32,9 @@
 //           differs). A failure on a case with open choices names their number: then it
 //           may be an allowed choice, and the case needs the implementation's labels as a
 //           guide (kmeansReference's LabelGuide) before it says anything.
+//   bilateral every r, g, b within 1 level of bilateralFilter (support/bilateral_reference.h:
+//           the definition in double, rounded to nearest), alpha exact: its contract is
+//           that bound (the GPU still equals the twin byte for byte).
 //   slic    every byte (views colour and boundaries) and superpixels against slicReference
 //           (support/slic_reference.h: double distances, float centres, flood-fill
 //           connectivity). The float D of the implementation may choose differently where
@@ -66,6 +69,10 @@ struct FilterReference {
   std::vector<std::string> settings;
   // The output of a fresh element with these values on `in`.
   std::function<ReferenceFrame(const HostImage& in, const FilterElement& element)> firstFrame;
+  // How many levels an r, g or b byte of the twin may be from the reference (alpha: none):
+  // 0, exact, for all but a filter whose contract is a bound on its distance from a
+  // definition in real arithmetic (bilateral: 1).
+  int levels = 0;
 };
 
 // Every reference, one per filter that has one.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "gpu/filters/bilateral/bilateral_filter.h"
 #include "gpu/filters/blur/blur_filter.h"
 #include "gpu/filters/edges/edges_filter.h"
 #include "gpu/filters/gauss/gauss_filter.h"
@@ -19,6 +20,7 @@ const std::vector<const FilterInfo*>& filterRegistry() {
       &kGaussFilter,
       &kEdgesFilter,
       &kSlicFilter,
+      &kBilateralFilter,
   };
   return kFilters;
 }

@@ -7,7 +7,7 @@
 #include "gpu/filters/bilateral/bilateral.h"
 #include "gpu/filters/bilateral/bilateral_math.h"
 #include "gpu/filters/bilateral/bilateral_tiles.h"
-#include "support/blur_reference.h"  // test::ref::extend: the border extension written plainly
+#include "support/bilateral_reference.h"
 #include "support/borders.h"
 #include "support/gpu_test.h"
 #include "support/images.h"
@@ -45,51 +45,15 @@ HostImage makeCase(const char* kind, int w, int h, uint64_t seed) {
   return std::string(kind) == "random" ? test::makeRandom(w, h, seed) : test::makeNatural(w, h, seed);
 }
 
-// ---- the reference: the definition in double, no code shared with the filter -----------
-
-// The exact quotient sum w I_c / sum w of pixel (x, y), c = R, G, B.
-std::array<double, 3> referencePixel(const HostImage& in, int x, int y, const BilateralParams& p) {
-  const double s2 = 2.0 * double(p.sigmaSpace) * double(p.sigmaSpace);
-  const double v2 = 2.0 * double(p.sigmaRange) * double(p.sigmaRange);
-  const uchar4 c = in.at(x, y);
-  double sw = 0, sum[3] = {0, 0, 0};
-  for (int dy = -p.radius; dy <= p.radius; ++dy) {
-    const int sy = test::ref::extend(y + dy, in.height(), p.border);
-    for (int dx = -p.radius; dx <= p.radius; ++dx) {
-      const int sx = test::ref::extend(x + dx, in.width(), p.border);
-      const uchar4 q = (sx < 0 || sy < 0) ? make_uchar4(0, 0, 0, 0) : in.at(sx, sy);
-      const double dr = double(q.x) - c.x, dg = double(q.y) - c.y, db = double(q.z) - c.z;
-      const double w = std::exp(-double(dx * dx + dy * dy) / s2) * std::exp(-(dr * dr + dg * dg + db * db) / v2);
-      sw += w;
-      sum[0] += w * q.x;
-      sum[1] += w * q.y;
-      sum[2] += w * q.z;
-    }
-  }
-  return {sum[0] / sw, sum[1] / sw, sum[2] / sw};
-}
-
-// Largest |out - D| over the image (1000 when an alpha differs), and where.
+// Largest |out - D| over the image (1000 when an alpha differs), and where: D from the
+// definition in double (support/bilateral_reference.h, no code shared with the filter).
 struct Deviation {
   double worst = 0;
   std::string where;
 };
 Deviation deviation(const HostImage& out, const HostImage& in, const BilateralParams& p) {
   Deviation d;
-  for (int y = 0; y < in.height(); ++y)
-    for (int x = 0; x < in.width(); ++x) {
-      const std::array<double, 3> want = referencePixel(in, x, y, p);
-      const uchar4 got = out.at(x, y);
-      const double g[3] = {double(got.x), double(got.y), double(got.z)};
-      double e = got.w == in.at(x, y).w ? 0 : 1000;
-      for (int c = 0; c < 3; ++c) e = std::max(e, std::fabs(g[c] - want[c]));
-      if (e > d.worst) {
-        d.worst = e;
-        d.where = "at (" + std::to_string(x) + "," + std::to_string(y) + ") got (" + std::to_string(g[0]) + "," +
-                  std::to_string(g[1]) + "," + std::to_string(g[2]) + ") want (" + std::to_string(want[0]) + "," +
-                  std::to_string(want[1]) + "," + std::to_string(want[2]) + ")";
-      }
-    }
+  d.worst = test::ref::bilateralError(out, in, p, &d.where);
   return d;
 }
 

@@ -2,6 +2,7 @@
 // and runs the plain references of tests/support.
 #include "support/filter_reference.h"
 
+#include "support/bilateral_reference.h"
 #include "support/blur_reference.h"
 #include "support/borders.h"
 #include "support/edges_reference.h"
@@ -130,6 +131,17 @@ ReferenceFrame slicFrame(const HostImage& in, const FilterElement& e) {
   return out;
 }
 
+ReferenceFrame bilateralFrame(const HostImage& in, const FilterElement& e) {
+  BilateralParams p;  // a plain struct: bilateralFilter's parameters
+  p.radius = int(optionValue(e, "r"));
+  p.sigmaSpace = float(optionValue(e, "sigma_s"));
+  p.sigmaRange = float(optionValue(e, "sigma_r"));
+  p.border = borderNamed(choiceValue(e, "border"));
+  ReferenceFrame out;
+  out.rgba = bilateralFilter(in, p);
+  return out;
+}
+
 }  // namespace
 
 const std::vector<FilterReference>& filterReferences() {
@@ -196,6 +208,17 @@ const std::vector<FilterReference>& filterReferences() {
            "slic=n=200:iterations=3:view=boundaries", // the region borders
        },
        slicFrame},
+      {"bilateral",
+       "RGB within 1 level of the definition in double (rounded), alpha exact",
+       {
+           "bilateral",                                    // defaults: r=5, sigma_s=3, sigma_r=30, replicate
+           "bilateral=r=1:sigma_s=0.5:sigma_r=1:border=zero",  // smallest window and sigmas (weights underflow)
+           "bilateral=r=3:sigma_s=2:sigma_r=80:border=reflect",
+           "bilateral=r=8:sigma_s=5:sigma_r=20:border=wrap",
+           "bilateral=r=15:sigma_s=20:sigma_r=255",        // largest: windows wider than the small frames
+       },
+       bilateralFrame,
+       1},
   };
   return kReferences;
 }

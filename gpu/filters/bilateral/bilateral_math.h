@@ -71,14 +71,6 @@ __host__ __device__ inline float floatOf(uint32_t b) {
   return v;
 #endif
 }
-__host__ __device__ inline float divRn(float a, float b) {
-#ifdef __CUDA_ARCH__
-  return __fdiv_rn(a, b);
-#else
-  return a / b;
-#endif
-}
-
 // The weight of one tap: 2^x, x = (d2 * rangeScale + ax) + ay, x <= 0. d2 is the exact
 // squared RGB distance (an integer <= 195075, exact in float); ax, ay the spatial terms
 // of the tap's offsets. Range reduction: n = round(x) (ties to even), f = x - n exact in

@@ -1,7 +1,7 @@
 // Float arithmetic that rounds the same on the GPU and the CPU: each step one IEEE
 // operation rounded to nearest (the device's __f*_rn intrinsics, which the compiler may not
 // contract into FMAs; plain operators on the host, built with -ffp-contract=off). Kernels and
-// CPU twins that must agree bit for bit (K-means, SLIC) write every step with these.
+// CPU twins that must agree bit for bit (K-means, SLIC, bilateral) write every step with these.
 #pragma once
 
 #include <cuda_runtime_api.h>  // __host__ __device__
@@ -37,6 +37,20 @@ __host__ __device__ inline float subRn(float a, float b) {
   return __fsub_rn(a, b);
 #else
   return a - b;
+#endif
+}
+__host__ __device__ inline float sqrtRn(float a) {
+#ifdef __CUDA_ARCH__
+  return __fsqrt_rn(a);
+#else
+  return std::sqrt(a);
+#endif
+}
+__host__ __device__ inline float divRn(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return __fdiv_rn(a, b);
+#else
+  return a / b;
 #endif
 }
 // New centre channel: the mean of the cluster's integer channel sum, rounded once.

@@ -10,20 +10,6 @@
 namespace vp {
 namespace km {
 
-__host__ __device__ inline float sqrtRn(float a) {
-#ifdef __CUDA_ARCH__
-  return __fsqrt_rn(a);
-#else
-  return std::sqrt(a);
-#endif
-}
-__host__ __device__ inline float divRn(float a, float b) {
-#ifdef __CUDA_ARCH__
-  return __fdiv_rn(a, b);
-#else
-  return a / b;
-#endif
-}
 // Round to the nearest integer, ties to even (the host's default rounding mode).
 __host__ __device__ inline int64_t roundToInt64(float a) {
 #ifdef __CUDA_ARCH__

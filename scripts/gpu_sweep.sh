@@ -3,11 +3,11 @@
 # benchmarks, pipeline benchmarks. Run on the GPU machine from a device bundle:
 #   scripts/gpu_bundle.sh .gpu
 #   (device, carry .gpu) scripts/gpu_sweep.sh .gpu build-server "$OUT" [parts]
-# parts: any of tests library sanitize bench pipeline (default: all). Logs go to OUT.
+# parts: any of tests library sanitize bench table pipeline (default: all). Logs go to OUT.
 # VP_BENCH_QUEUED=1 times the kernel benchmarks queued behind a host-held gate (the GPU's
 # work without the first launch's submission; tests/support/cuda_bench.h).
 set -uo pipefail
-bundle=${1:-.gpu}; build=${2:-build-server}; out=${3:-${OUT:-/tmp/vp-sweep}}; parts=${4:-"tests library sanitize bench pipeline"}
+bundle=${1:-.gpu}; build=${2:-build-server}; out=${3:-${OUT:-/tmp/vp-sweep}}; parts=${4:-"tests library sanitize bench table pipeline"}
 mkdir -p "$out"
 # scripts/gpu_bundle.sh ships the binaries compressed.
 [[ -f $bundle/bin.tar.xz && ! -d $bundle/bin ]] && tar -C "$bundle" -xJf "$bundle/bin.tar.xz"
@@ -69,9 +69,22 @@ if has bench; then
   echo "== kernel benchmarks"
   run tests/vp_bench --benchmark_repetitions=${VP_BENCH_REPS:-5} --benchmark_report_aggregates_only=true \
     --benchmark_min_time=${VP_BENCH_MIN_TIME:-0.05} --benchmark_out="$out/bench.json" --benchmark_out_format=json \
-    --benchmark_filter="${VP_BENCH_FILTER:-^BM_(Kmeans|BoxBlurGpu/|BoxBlurCpu|GaussGpu|MedianGpu/|SlicGpu|EdgesGpu|ConvertToRgba|Rgba2Yuv|RgbaToRgb24|DeviceCopy|Pinned)}" \
+    --benchmark_filter="${VP_BENCH_FILTER:-^BM_(Kmeans|BoxBlurGpu/|BoxBlurCpu|GaussGpu|MedianGpu/|SlicGpu|EdgesGpu|BilateralGpu|ConvertToRgba|Rgba2Yuv|RgbaToRgb24|DeviceCopy|Pinned)}" \
     > "$out/bench.txt" 2>&1; echo "vp_bench exit $?"
   grep -E "_median" "$out/bench.txt" | awk '{printf "%-70s %12s %s\n", $1, $2, $3}'
+fi
+
+if has table; then
+  # docs/benchmarks.md's kernel table: every GPU kernel row timed as the peers are (20 calls
+  # between two events), the same run's device-to-device copy as the floor's bandwidth, the
+  # NPP and torch peers beside them (scripts/bench_table.py).
+  echo "== kernel table"
+  VP_BENCH_BATCH=20 run tests/vp_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+    --benchmark_min_time=0.05 --benchmark_out="$out/table-bench.json" --benchmark_out_format=json \
+    --benchmark_filter="${VP_TABLE_FILTER:-^BM_(BoxBlurGpu/|GaussGpu/|MedianGpu/|EdgesGpu|BilateralGpu/|KmeansGpu/|KmeansSpatialGpu|SlicGpu|DeviceCopy)}" \
+    > "$out/table-bench.txt" 2>&1; echo "vp_bench (batched) exit $?"
+  PATH=/opt/torch/.venv/bin:$PATH tests/bench/peers/run_peers.sh "$out/peers-build" > "$out/peers.txt" 2>&1
+  python3 scripts/bench_table.py "$out/table-bench.json" "$out/peers.txt" | tee "$out/table.md"
 fi
 
 if has pipeline; then

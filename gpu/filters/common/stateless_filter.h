@@ -23,6 +23,7 @@
 #include <array>
 #include <cstddef>
 #include <memory>
+#include <stdexcept>
 #include <string_view>
 #include <type_traits>
 #include <vector>
@@ -89,11 +90,12 @@ class StatelessFilter {
   }
 
   // The filter's description for the registry. `mainOption` names the option that
-  // `param +N` and the HUD's first line use. The command and key tables must outlive it
-  // (static arrays).
+  // `param +N` and the HUD's first line use (a name the table lacks: std::logic_error at
+  // start). The command and key tables must outlive it (static arrays).
   template <size_t C, size_t K>
   static constexpr FilterInfo info(const char* name, const char* summary, std::string_view mainOption,
                                    const OptionCommand (&commands)[C], const KeyBinding (&keys)[K]) {
+    if (index(mainOption) < 0) throw std::logic_error("main option not in the filter's table");
     return {name,  summary,  kTable.data(), int(kOptionCount), index(mainOption), false, &makeGpu, &makeCpu,
             commands, int(C), keys, int(K)};
   }

@@ -3,11 +3,11 @@
 # benchmarks, pipeline benchmarks. Run on the GPU machine from a device bundle:
 #   scripts/gpu_bundle.sh .gpu
 #   (device, carry .gpu) scripts/gpu_sweep.sh .gpu build-server "$OUT" [parts]
-# parts: any of tests library sanitize bench table pipeline (default: all). Logs go to OUT.
+# parts: any of tests library sanitize bench table memory pipeline (default: all). Logs go to OUT.
 # VP_BENCH_QUEUED=1 times the kernel benchmarks queued behind a host-held gate (the GPU's
 # work without the first launch's submission; tests/support/cuda_bench.h).
 set -uo pipefail
-bundle=${1:-.gpu}; build=${2:-build-server}; out=${3:-${OUT:-/tmp/vp-sweep}}; parts=${4:-"tests library sanitize bench table pipeline"}
+bundle=${1:-.gpu}; build=${2:-build-server}; out=${3:-${OUT:-/tmp/vp-sweep}}; parts=${4:-"tests library sanitize bench table memory pipeline"}
 mkdir -p "$out"
 # scripts/gpu_bundle.sh ships the binaries compressed.
 [[ -f $bundle/bin.tar.xz && ! -d $bundle/bin ]] && tar -C "$bundle" -xJf "$bundle/bin.tar.xz"
@@ -85,6 +85,31 @@ if has table; then
     > "$out/table-bench.txt" 2>&1; echo "vp_bench (batched) exit $?"
   PATH=/opt/torch/.venv/bin:$PATH tests/bench/peers/run_peers.sh "$out/peers-build" > "$out/peers.txt" 2>&1
   python3 scripts/bench_table.py "$out/table-bench.json" "$out/peers.txt" | tee "$out/table.md"
+fi
+
+if has memory; then
+  # GPU memory per process at the default slots: the peak of nvidia-smi's used memory over
+  # a run, summed over the compute processes (a container may hide pids; this run is
+  # alone), 1080p and 4K H.264, NVDEC and software decode, K-means and blur.
+  echo "== gpu memory"
+  for size in 1920x1080 3840x2160; do
+    clip=/tmp/vp-mem-$size.mp4
+    [[ -f $clip ]] || run tests/vp_make_clip $clip ${size%x*} ${size#*x} 120 libx264 yuv420p 30 > /dev/null
+    for hw in auto no; do
+      for chain in kmeans blur=r=15; do
+        "$bundle/run" "$build/vidproc" $clip --headless --no-progress --log-level warn --loop --frames 480 \
+          --hwdec $hw --vf $chain > "$out/memory-$size-$hw-${chain%%=*}.txt" 2>&1 &
+        pid=$! peak=0
+        while kill -0 $pid 2>/dev/null; do
+          used=$(nvidia-smi --query-compute-apps=used_memory --format=csv,noheader,nounits | awk '{ s += $1 } END { print s + 0 }')
+          (( used > peak )) && peak=$used
+          sleep 0.1
+        done
+        wait $pid; code=$?
+        echo "memory $size hwdec=$hw $chain: peak $peak MiB (exit $code)"
+      done
+    done
+  done
 fi
 
 if has pipeline; then

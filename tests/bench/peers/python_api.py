@@ -11,6 +11,8 @@ import time
 
 import torch
 
+from torch_filters import event_times  # the peers' one timing loop, beside this file
+
 import vidproc
 
 KMEANS = "kmeans=k=8:iterations=20:epsilon=0:warm=0:init=uniform"  # BM_KmeansGpu's work on every frame
@@ -27,19 +29,7 @@ def natural(h, w, c=3, n=None):
 
 
 def time_case(name, w, h, fn, frames=1, calls=20, batches=7):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    us = []
-    for _ in range(batches):
-        start.record()
-        for _ in range(calls):
-            fn()
-        stop.record()
-        stop.synchronize()
-        us.append(start.elapsed_time(stop) * 1000 / (calls * frames))
-    us.sort()
+    us = event_times(fn, calls, batches, per_call=frames)
     # Host time per call: the calls queue without waiting (the GPU catches up after).
     t0 = time.perf_counter()
     for _ in range(calls):

@@ -8,9 +8,13 @@ import torch
 import torch.nn.functional as F
 
 
-def time_case(name, w, h, fn, calls=20, batches=7):
+def event_times(fn, calls=20, batches=7, per_call=1):
+    """Microseconds per unit (a call, or per_call frames of it) of `batches` batches of
+    `calls` back-to-back calls between two CUDA events on the current stream, after 3
+    warm-up calls; sorted. The peers' one timing loop (python_api.py uses it too)."""
     for _ in range(3):
         fn()
+    torch.cuda.synchronize()
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     us = []
     for _ in range(batches):
@@ -19,8 +23,12 @@ def time_case(name, w, h, fn, calls=20, batches=7):
             fn()
         stop.record()
         stop.synchronize()
-        us.append(start.elapsed_time(stop) * 1000 / calls)
-    us.sort()
+        us.append(start.elapsed_time(stop) * 1000 / (calls * per_call))
+    return sorted(us)
+
+
+def time_case(name, w, h, fn, calls=20, batches=7):
+    us = event_times(fn, calls, batches)
     print(f"torch {name:<28} {w}x{h}: {us[len(us) // 2]:9.1f} us (min {us[0]:.1f})", flush=True)
 
 

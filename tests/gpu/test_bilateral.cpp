@@ -9,6 +9,7 @@
 #include "gpu/filters/bilateral/bilateral_tiles.h"
 #include "support/bilateral_reference.h"
 #include "support/borders.h"
+#include "support/filter_args.h"
 #include "support/gpu_test.h"
 #include "support/images.h"
 #include "support/view_checks.h"
@@ -229,14 +230,8 @@ void expectArgumentChecks(RgbaView a, RgbaView b, Bilateral&& bilateral) {
 }
 
 TEST(BilateralArgs, CpuRejectsBadArguments) {
-  HostImage a = test::makeRandom(16, 8, 1), b(16, 8), big(17, 9), big2(17, 9);
-  BilateralCpuScratch scratch(16, 8);
-  expectArgumentChecks(a.view(), b.view(), [&](ConstRgbaView in, RgbaView out, const BilateralParams& p) {
-    bilateralCpu(in, out, p, scratch);
-  });
-  EXPECT_THROW(bilateralCpu(big.cview(), big2.view(), BilateralParams{}, scratch), std::invalid_argument);
-  EXPECT_THROW(BilateralCpuScratch(0, 5), std::invalid_argument);
-  EXPECT_THROW(BilateralCpuScratch(5, kMaxBilateralDimension + 1), std::invalid_argument);
+  test::expectCpuArgumentChecks<BilateralParams, BilateralCpuScratch>(
+      kMaxBilateralDimension, [](RgbaView a, RgbaView b, auto&& run) { expectArgumentChecks(a, b, run); }, bilateralCpu);
 }
 
 TEST(BilateralArgs, GpuRejectsBadArguments) {

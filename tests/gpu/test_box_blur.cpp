@@ -4,6 +4,7 @@
 #include "gpu/filters/blur/box_blur_math.h"
 #include "support/blur_reference.h"
 #include "support/borders.h"
+#include "support/filter_args.h"
 #include "support/gpu_test.h"
 #include "support/images.h"
 #include "support/view_checks.h"
@@ -170,14 +171,8 @@ void expectArgumentChecks(RgbaView a, RgbaView b, Blur&& blur) {
 }
 
 TEST(BoxBlurArgs, CpuRejectsBadArguments) {
-  HostImage a = test::makeRandom(16, 8, 1), b(16, 8), big(17, 9), big2(17, 9);
-  BoxBlurCpuScratch scratch(16, 8);
-  expectArgumentChecks(a.view(), b.view(), [&](ConstRgbaView in, RgbaView out, const BlurParams& p) {
-    boxBlurCpu(in, out, p, scratch);
-  });
-  EXPECT_THROW(boxBlurCpu(big.cview(), big2.view(), BlurParams{}, scratch), std::invalid_argument);
-  EXPECT_THROW(BoxBlurCpuScratch(0, 5), std::invalid_argument);
-  EXPECT_THROW(BoxBlurCpuScratch(5, kMaxBlurDimension + 1), std::invalid_argument);
+  test::expectCpuArgumentChecks<BlurParams, BoxBlurCpuScratch>(
+      kMaxBlurDimension, [](RgbaView a, RgbaView b, auto&& run) { expectArgumentChecks(a, b, run); }, boxBlurCpu);
 }
 
 constexpr BlurPass kPasses[] = {BlurPass::Fused, BlurPass::Slide, BlurPass::SlideWide,

@@ -9,6 +9,7 @@
 #include "gpu/filters/edges/edges_tiles.h"
 #include "gpu/cuda/cuda_resources.h"
 #include "support/edges_reference.h"
+#include "support/filter_args.h"
 #include "support/gpu_test.h"
 #include "support/images.h"
 #include "support/view_checks.h"
@@ -166,14 +167,8 @@ void expectArgumentChecks(RgbaView a, RgbaView b, Edges&& edges) {
 }
 
 TEST(EdgesArgs, CpuRejectsBadArguments) {
-  HostImage a = test::makeRandom(16, 8, 1), b(16, 8), big(17, 9), big2(17, 9);
-  EdgesCpuScratch scratch(16, 8);
-  expectArgumentChecks(a.view(), b.view(), [&](ConstRgbaView in, RgbaView out, const EdgesParams& p) {
-    edgesCpu(in, out, p, scratch);
-  });
-  EXPECT_THROW(edgesCpu(big.cview(), big2.view(), EdgesParams{}, scratch), std::invalid_argument);
-  EXPECT_THROW(EdgesCpuScratch(0, 5), std::invalid_argument);
-  EXPECT_THROW(EdgesCpuScratch(5, kMaxEdgesDimension + 1), std::invalid_argument);
+  test::expectCpuArgumentChecks<EdgesParams, EdgesCpuScratch>(
+      kMaxEdgesDimension, [](RgbaView a, RgbaView b, auto&& run) { expectArgumentChecks(a, b, run); }, edgesCpu);
 }
 
 TEST(EdgesArgs, GpuRejectsBadArguments) {

@@ -12,6 +12,7 @@
 #include "gpu/filters/gauss/gauss_tiles.h"
 #include "gpu/processor.h"
 #include "support/borders.h"
+#include "support/filter_args.h"
 #include "support/gauss_reference.h"
 #include "support/gpu_test.h"
 #include "support/images.h"
@@ -386,14 +387,8 @@ void expectArgumentChecks(RgbaView a, RgbaView b, Gauss&& gauss) {
 }
 
 TEST(GaussArgs, CpuRejectsBadArguments) {
-  HostImage a = test::makeRandom(16, 8, 1), b(16, 8), big(17, 9), big2(17, 9);
-  GaussCpuScratch scratch(16, 8);
-  expectArgumentChecks(a.view(), b.view(), [&](ConstRgbaView in, RgbaView out, const GaussParams& p) {
-    gaussCpu(in, out, p, scratch);
-  });
-  EXPECT_THROW(gaussCpu(big.cview(), big2.view(), GaussParams{}, scratch), std::invalid_argument);
-  EXPECT_THROW(GaussCpuScratch(0, 5), std::invalid_argument);
-  EXPECT_THROW(GaussCpuScratch(5, kMaxGaussDimension + 1), std::invalid_argument);
+  test::expectCpuArgumentChecks<GaussParams, GaussCpuScratch>(
+      kMaxGaussDimension, [](RgbaView a, RgbaView b, auto&& run) { expectArgumentChecks(a, b, run); }, gaussCpu);
 }
 
 TEST(GaussArgs, GpuRejectsBadArguments) {

@@ -7,6 +7,7 @@
 #include "gpu/filters/median/median_filter.h"
 #include "gpu/processor.h"
 #include "support/borders.h"
+#include "support/filter_args.h"
 #include "support/gpu_test.h"
 #include "support/images.h"
 #include "support/median_reference.h"
@@ -153,14 +154,8 @@ void expectArgumentChecks(RgbaView a, RgbaView b, Median&& median) {
 }
 
 TEST(MedianArgs, CpuRejectsBadArguments) {
-  HostImage a = test::makeRandom(16, 8, 1), b(16, 8), big(17, 9), big2(17, 9);
-  MedianCpuScratch scratch(16, 8);
-  expectArgumentChecks(a.view(), b.view(), [&](ConstRgbaView in, RgbaView out, const MedianParams& p) {
-    medianCpu(in, out, p, scratch);
-  });
-  EXPECT_THROW(medianCpu(big.cview(), big2.view(), MedianParams{}, scratch), std::invalid_argument);
-  EXPECT_THROW(MedianCpuScratch(0, 5), std::invalid_argument);
-  EXPECT_THROW(MedianCpuScratch(5, kMaxMedianDimension + 1), std::invalid_argument);
+  test::expectCpuArgumentChecks<MedianParams, MedianCpuScratch>(
+      kMaxMedianDimension, [](RgbaView a, RgbaView b, auto&& run) { expectArgumentChecks(a, b, run); }, medianCpu);
 }
 
 TEST(MedianArgs, GpuRejectsBadArguments) {

@@ -1,6 +1,5 @@
 #include "app/input/chain_editor.h"
 
-#include "app/input/command_table.h"
 #include "gpu/filters/registry.h"
 
 #include <algorithm>

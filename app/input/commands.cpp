@@ -50,22 +50,21 @@ int parseInt(std::string_view s, bool& ok) {
   return v;
 }
 
-// "N" sets within lo..hi; with `relative`, "+N" / "-N" step (bounds applied later).
-void numberArg(const std::vector<std::string_view>& w, const char* name, int lo, int hi, bool relative,
-               Command& c) {
+// "N" sets within lo..hi; "+N" / "-N" step (bounds applied later).
+void numberArg(const std::vector<std::string_view>& w, const char* name, int lo, int hi, Command& c) {
   const std::string range = std::string(name) + " must be " + std::to_string(lo) + ".." + std::to_string(hi);
-  if (w.size() != 2) bad(std::string(name) + " takes one number (" + range + (relative ? ", +N or -N)" : ")"));
+  if (w.size() != 2) bad(std::string(name) + " takes one number (" + range + ", +N or -N)");
   std::string_view s = w[1];
-  const bool signedStep = relative && (s.front() == '+' || s.front() == '-');
+  const bool step = s.front() == '+' || s.front() == '-';
   int sign = 1;
-  if (signedStep) {
+  if (step) {
     sign = s.front() == '-' ? -1 : 1;
     s.remove_prefix(1);
   }
   bool ok = false;
   const int v = parseInt(s, ok);
-  if (!ok || v < 0) bad(signedStep ? std::string(name) + " step must be +N or -N" : range);
-  if (signedStep) {
+  if (!ok || v < 0) bad(step ? std::string(name) + " step must be +N or -N" : range);
+  if (step) {
     c.change = Change::Add, c.value = sign * v;
     return;
   }
@@ -246,11 +245,11 @@ Command parseWords(const std::vector<std::string_view>& w, std::string_view rest
   const std::string name = v.name;
   switch (v.arg) {
     case ArgKind::None: noArgs(w); break;
-    case ArgKind::NumberOrStep: numberArg(w, v.name, v.lo, v.hi, true, c); break;
+    case ArgKind::NumberOrStep: numberArg(w, v.name, v.lo, v.hi, c); break;
     case ArgKind::Step:
       if (w.size() == 2 && !w[1].empty() && w[1].front() != '+' && w[1].front() != '-')
         bad(name + " takes a step: +N or -N");
-      numberArg(w, v.name, v.lo, v.hi, true, c);
+      numberArg(w, v.name, v.lo, v.hi, c);
       break;
     case ArgKind::FilterName: filterNameArg(w, name, c); break;
     case ArgKind::OptionValue:

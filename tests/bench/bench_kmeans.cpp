@@ -2,6 +2,7 @@
 // device memory, natural-looking frames. Counters: px/s = frame pixels per second,
 // px_it/s = pixel-iterations per second (the assignment throughput), iters = Lloyd
 // iterations per frame.
+#include "gpu/cuda/cuda_check.h"
 #include "gpu/filters/kmeans/kmeans.h"
 #include "gpu/filters/kmeans/kmeans_auto.h"
 #include "support/cuda_bench.h"
@@ -74,27 +75,53 @@ BENCHMARK(BM_KmeansGpu)
 
 // Spatial (RGBXY) K-means, `kmeans=...:spatial=W`: the targets are 1080p and 4K, k 8, 20
 // iterations (epsilon 0: every iteration runs). Args: width, height, k, maxIterations, W x 100.
-void BM_KmeansSpatialGpu(benchmark::State& st) {
-  if (skipWithoutGpu(st)) return;
-  const int w = int(st.range(0)), h = int(st.range(1));
+// BM_KmeansSpatialGpu: what kmeansGpu runs (the cooperative kernel); BM_KmeansSpatialGpuLaunches:
+// the multi-launch path on the same frames, kept until the two are compared.
+KmeansParams spatialParams(const benchmark::State& st) {
   KmeansParams p;
   p.k = int(st.range(2));
   p.maxIterations = int(st.range(3));
   p.epsilon = 0.f;
   p.init = KmeansInit::Uniform;
   p.spatial = float(st.range(4)) / 100.f;
+  return p;
+}
+void spatialArgs(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"w", "h", "k", "it", "W100"})
+      ->Args({1920, 1080, 8, 20, 100})
+      ->Args({3840, 2160, 8, 20, 100})
+      ->Args({1920, 1080, 32, 20, 100})
+      ->Args({1920, 1080, 8, 0, 100})  // init + final pass: the fixed part
+      ->UseManualTime()
+      ->Unit(benchmark::kMicrosecond);
+}
+
+void BM_KmeansSpatialGpu(benchmark::State& st) {
+  if (skipWithoutGpu(st)) return;
   KmeansWorkspace ws;
-  timeKmeans(st, w, h, p, ws);
+  timeKmeans(st, int(st.range(0)), int(st.range(1)), spatialParams(st), ws);
   if (!timingTag().empty()) st.SetLabel(timingTag().substr(1));
 }
-BENCHMARK(BM_KmeansSpatialGpu)
-    ->ArgNames({"w", "h", "k", "it", "W100"})
-    ->Args({1920, 1080, 8, 20, 100})
-    ->Args({3840, 2160, 8, 20, 100})
-    ->Args({1920, 1080, 32, 20, 100})
-    ->Args({1920, 1080, 8, 0, 100})  // init + final pass: the fixed part
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_KmeansSpatialGpu)->Apply(spatialArgs);
+
+void BM_KmeansSpatialGpuLaunches(benchmark::State& st) {
+  if (skipWithoutGpu(st)) return;
+  const int w = int(st.range(0)), h = int(st.range(1));
+  const KmeansParams p = spatialParams(st);
+  int device = 0, sms = 0;
+  VP_CUDA_CHECK(cudaGetDevice(&device));
+  VP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  DeviceImage in = upload(natural(w, h)), out(w, h);
+  DeviceBuffer labels(size_t(w) * h), state(sizeof(KmeansState)), scratch(detail::spatialScratchBytes());
+  Stream s;
+  timeCudaLoop(st, s, [&](cudaStream_t stream) {
+    detail::kmeansSpatialGpuLaunches(in.view(), out.view(), labels.as<uint8_t>(), state.as<KmeansState>(), p,
+                                     scratch.get(), sms, stream, nullptr);
+  });
+  setRates(st, double(w) * h, p.maxIterations);
+  if (!timingTag().empty()) st.SetLabel(timingTag().substr(1));
+}
+BENCHMARK(BM_KmeansSpatialGpuLaunches)->Apply(spatialArgs);
 
 // Automatic K (kmeans_auto.h): choosing K in kmin..kmax on a 1080p frame (target <= 2 ms),
 // and the per-frame score of a frame's centres. Args: kmin, kmax (kmax 0: the score alone).

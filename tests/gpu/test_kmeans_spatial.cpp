@@ -1,6 +1,8 @@
 // Spatial (RGBXY) K-means (kmeans.h, `kmeans=...:spatial=W`): the CPU twin against the
 // independent double-precision reference (support/segmentation_reference.h), its effect on
-// segment borders, and the GPU against the twin bit for bit.
+// segment borders, and both GPU paths (the cooperative kernel kmeansGpu runs and the
+// multi-launch one, detail::kmeansSpatialGpuLaunches) against the twin bit for bit.
+#include "gpu/cuda/cuda_check.h"
 #include "gpu/filters/kmeans/kmeans.h"
 #include "gpu/filters/kmeans/kmeans_filter.h"
 #include "gpu/filters/kmeans/kmeans_spatial_math.h"
@@ -196,8 +198,49 @@ struct SpatialCase {
   float epsilon;
 };
 
+int smCount() {
+  int device = 0, sms = 0;
+  VP_CUDA_CHECK(cudaGetDevice(&device));
+  VP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
+
+using SpatialEntry = void (*)(ConstRgbaView, RgbaView, uint8_t*, KmeansState*, const KmeansParams&, void*, int,
+                              cudaStream_t, const KmeansState*);
+
+// runGpu (support/kmeans_cases.h) through one of the spatial entry points directly, on the
+// given scratch (detail::spatialScratchBytes()).
+Result runSpatialEntry(SpatialEntry entry, const HostImage& img, const KmeansParams& p, const KmeansState& initial,
+                       void* scratch, KmeansState* fromAfter = nullptr) {
+  const size_t n = img.width() * size_t(img.height());
+  DeviceImage in = test::upload(img), out(img.width(), img.height());
+  test::poison(out);
+  DeviceBuffer labels(n), state(sizeof(KmeansState)), from(fromAfter ? sizeof(KmeansState) : 0);
+  VP_CUDA_CHECK(cudaMemset(labels.get(), test::kPoison, n));
+  if (fromAfter) {
+    VP_CUDA_CHECK(cudaMemset(state.get(), 0xFF, sizeof(KmeansState)));
+    VP_CUDA_CHECK(cudaMemcpy(from.get(), &initial, sizeof initial, cudaMemcpyHostToDevice));
+  } else {
+    VP_CUDA_CHECK(cudaMemcpy(state.get(), &initial, sizeof initial, cudaMemcpyHostToDevice));
+  }
+  VP_CUDA_CHECK(cudaDeviceSynchronize());  // legacy-stream copies vs the non-blocking stream below
+  Stream s;
+  entry(in.view(), out.view(), labels.as<uint8_t>(), state.as<KmeansState>(), p, scratch, smCount(), s,
+        fromAfter ? from.as<KmeansState>() : nullptr);
+  s.synchronize();
+  Result r{std::vector<uint8_t>(n), test::download(out), {}};
+  VP_CUDA_CHECK(cudaMemcpy(r.labels.data(), labels.get(), n, cudaMemcpyDeviceToHost));
+  VP_CUDA_CHECK(cudaMemcpy(&r.state, state.get(), sizeof r.state, cudaMemcpyDeviceToHost));
+  if (fromAfter) VP_CUDA_CHECK(cudaMemcpy(fromAfter, from.get(), sizeof *fromAfter, cudaMemcpyDeviceToHost));
+  return r;
+}
+
 class KmeansSpatialGpuVsCpu : public testing::TestWithParam<SpatialCase> {};
 
+// Both paths against one twin run: the cooperative kernel through kmeansGpu (the filter's
+// call), the multi-launch path through its entry point. Each runs twice on its scratch
+// (plain, then warm from another state when the case is warm), so the second run also
+// checks what the first left in the scratch.
 TEST_P(KmeansSpatialGpuVsCpu, Identical) {
   VP_REQUIRE_GPU();
   const SpatialCase& c = GetParam();
@@ -206,15 +249,44 @@ TEST_P(KmeansSpatialGpuVsCpu, Identical) {
   const KmeansState initial = spreadState(c.w, c.h);
   const Result want = runCpu(img, p, initial);
   KmeansWorkspace ws;
-  const Result got = runGpu(img, p, initial, ws);
-  expectSame(got, want, c.k);
-  expectSamePositions(got, want, c.k);
-  // As the pipeline runs it: the warm centres read from another state (kmeansGpu's warmFrom).
-  if (c.init == KmeansInit::Warm) {
-    KmeansState fromAfter;
-    const Result piped = runGpu(img, p, initial, ws, &fromAfter);
-    expectSame(piped, want, c.k);
-    expectSamePositions(piped, want, c.k);
+  DeviceBuffer scratch(detail::spatialScratchBytes());
+  for (const bool launches : {false, true}) {
+    SCOPED_TRACE(launches ? "multi-launch path" : "cooperative path");
+    auto run = [&](KmeansState* fromAfter) {
+      return launches ? runSpatialEntry(detail::kmeansSpatialGpuLaunches, img, p, initial, scratch.get(), fromAfter)
+                      : runGpu(img, p, initial, ws, fromAfter);
+    };
+    const Result got = run(nullptr);
+    expectSame(got, want, c.k);
+    expectSamePositions(got, want, c.k);
+    // As the pipeline runs it: the warm centres read from another state (kmeansGpu's warmFrom).
+    if (c.init == KmeansInit::Warm) {
+      KmeansState fromAfter;
+      const Result piped = run(&fromAfter);
+      expectSame(piped, want, c.k);
+      expectSamePositions(piped, want, c.k);
+    } else {
+      expectSame(run(nullptr), want, c.k);
+    }
+  }
+}
+
+// The scratch holds anything at first (a new workspace's device memory): the cooperative
+// kernel clears its part before use and leaves it cleared; the two paths share one scratch
+// in disjoint parts, so alternating them changes nothing.
+TEST(KmeansSpatialGpu, DirtyAndSharedScratch) {
+  VP_REQUIRE_GPU();
+  const int w = 333, h = 187, k = 8;
+  const HostImage& img = input(w, h, Input::Natural);
+  const KmeansParams p = spatialParams(k, 1.f, KmeansInit::Uniform, 20, 0.01f);
+  const Result want = runCpu(img, p, KmeansState{});
+  DeviceBuffer scratch(detail::spatialScratchBytes());
+  VP_CUDA_CHECK(cudaMemset(scratch.get(), 0x5A, detail::spatialScratchBytes()));
+  for (SpatialEntry entry : {detail::kmeansSpatialGpu, detail::kmeansSpatialGpuLaunches, detail::kmeansSpatialGpu,
+                             detail::kmeansSpatialGpu}) {
+    const Result got = runSpatialEntry(entry, img, p, KmeansState{}, scratch.get());
+    expectSame(got, want, k);
+    expectSamePositions(got, want, k);
   }
 }
 
@@ -230,6 +302,7 @@ std::vector<SpatialCase> spatialCases() {
   for (auto [w, h] : {std::pair{1920, 1080}, {1921, 1081}, {3840, 2160}})
     for (int k : {2, 8, 32}) cases.push_back({w, h, Input::Natural, k, 1.f, KmeansInit::Uniform, 20, 0.f});
   cases.push_back({1920, 1080, Input::Random, 8, 1.f, KmeansInit::Warm, 0, 0.f});
+  cases.push_back({7680, 4320, Input::Natural, 8, 1.f, KmeansInit::Uniform, 3, 0.f});  // 8K: the largest sums
   return cases;
 }
 

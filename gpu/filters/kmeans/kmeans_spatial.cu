@@ -1,29 +1,62 @@
-// Spatial (RGBXY) K-means on CUDA (kmeans.h; arithmetic in kmeans_spatial_math.h).
+// Spatial (RGBXY) K-means on CUDA (kmeans.h has the contract; the arithmetic is
+// kmeans_spatial_math.h's, shared with the CPU twin kmeans_spatial_cpu.cpp, so both agree
+// bit for bit: labels, output, centres, positions, iterations, cost and shift2).
 //
-// One frame is a short stream-ordered sequence of launches, no host synchronisation:
+// Two paths with the same results; kmeansGpu runs the first. The slower one is removed once
+// both are timed on the H200 (docs/design/kmeans.md, "Spatial K-means").
+//
+// kmeansSpatialGpu: one persistent cooperative kernel per frame (after k-means++ seeding, if
+// asked), grid sized by occupancy so that every block is resident:
+//   prologue  every block takes the initial centres itself (no init launch);
+//   iteration the assignment pass over the block's pixels, the block's sums added into
+//             global buffer it % 3, grid.sync(), then every block's warp 0 computes the same
+//             new centres, shift and stop decision from those sums (no second barrier);
+//             block 0 zeroes buffer (it + 2) % 3, which every block read before the barrier
+//             just passed and nobody adds to before the next one;
+//   final     labels, output pixels, cost; the last block to finish (a counter, no barrier)
+//             writes the state and leaves the scratch zeroed for the next frame.
+// Work split: a warp step is 128 consecutive pixels of a row (a 4-pixel quad per lane, one
+// 16-byte load when aligned); each warp owns a contiguous range of steps for the whole
+// launch and loads the next step's quad while it scores the current one (the last step's
+// load fetches the first quad of the next pass, so a pass starts without a memory wait).
+// A lane scores its 4 pixels centre by centre (the centre's constants, one broadcast load,
+// serve four pixels), strict < in index order: lowest score, ties to the lowest index.
+//
+// kmeansSpatialGpuLaunches: a stream-ordered sequence of 2 * maxIterations + 3 launches:
 //   init     (1 warp)  initial centres and their score constants, sums zeroed;
 //   assign   (grid)    per iteration: every pixel's nearest centre, summed per cluster;
 //   update   (1 warp)  per iteration: new centres, the shift, the stop decision;
 //   final    (grid)    labels, output pixels, cost;
 //   finish   (1 warp)  the state.
 // Once the stop rule fires, `done` is set and the remaining iterations' launches return at
-// once. A warp takes 32 consecutive pixels of a row; its sums go through warp reductions
-// (REDUX) once per cluster present in the warp (neighbouring pixels mostly share one), and
-// lane c keeps cluster c's running sums in registers: no atomics until the block's end.
-// Sums are integers, so the result does not depend on the order of the additions.
+// once. A warp takes 32 consecutive pixels of a row.
+//
+// Both paths sum per warp step through warp reductions (REDUX) once per cluster present in
+// the step (neighbouring pixels mostly share one), and lane c keeps cluster c's running sums
+// in registers: no atomics until the block's end. Sums are integers, so the result does not
+// depend on the order of the additions.
 #include "gpu/cuda/cuda_check.h"
 #include "gpu/cuda/warp_reduce.cuh"
 #include "gpu/filters/kmeans/kmeans.h"
 #include "gpu/filters/kmeans/kmeans_spatial_math.h"
 
+#include <cooperative_groups.h>
+
 #include <algorithm>
+#include <array>
+#include <map>
+#include <mutex>
+#include <stdexcept>
 
 namespace vp {
 namespace {
 
 using ull = unsigned long long;
-constexpr int kThreads = 256;
 constexpr int kFields = 6;  // r, g, b, x, y sums and the pixel count
+
+// ---- The multi-launch path (kmeansSpatialGpuLaunches) ----
+
+constexpr int kThreads = 256;
 
 struct SpatialWork {
   float centre[kMaxClusters][5];  // r, g, b, x, y (pixels)
@@ -235,22 +268,397 @@ void launchFrame(const Frame& f, RgbaView out, uint8_t* labels, const KmeansPara
   VP_CUDA_CHECK_LAUNCH();
 }
 
+
+// ---- The cooperative path (kmeansSpatialGpu) ----
+
+namespace cg = cooperative_groups;
+
+constexpr int kCoopThreads = 512;
+constexpr int kCoopWarps = kCoopThreads / 32;
+constexpr int kCoopMinBlocks = 2;  // <= 64 registers: 32 warps per SM
+constexpr int kStepQuads = 32;     // a warp step: one quad per lane, 128 pixels of a row
+constexpr ull kReady = 0x53504154494C3031ull;  // "SPATIL01": the scratch was left zeroed
+
+// Device scratch of the cooperative path; every launch leaves sums, cost and finished zeroed
+// and `ready` = kReady. A launch that finds another value (a new workspace) zeroes them first.
+struct CoopScratch {
+  ull sums[3][kMaxClusters][kFields];  // iteration it adds into buffer it % 3
+  ull cost;                            // final-pass cost accumulator
+  ull finished;                        // blocks past their final pass (the last one writes the state)
+  ull ready;
+};
+
+struct CoopArgs {
+  ConstRgbaView in;
+  RgbaView out;
+  uint8_t* labels;  // nullptr: not written
+  KmeansState* state;
+  const KmeansState* init;  // initial centres and positions unless uniformInit: state or warmFrom
+  CoopScratch* scratch;
+  int k;
+  int maxIterations;
+  float epsilon;
+  float s;               // spatial scale
+  uint32_t stepsPerRow;  // warp steps of a row: ceil(width / 128)
+  uint32_t steps;        // of the frame
+  bool uniformInit;
+  bool vecIn;   // 16-byte quad loads allowed (pointer and pitch aligned)
+  bool vecOut;  // 16-byte quad stores allowed
+};
+
+// The warp's contiguous range of steps, the same in every pass: first step at (row y0,
+// step sx0 of the row), `count` steps.
+struct WarpSteps {
+  uint32_t y0, sx0, count;
+  __device__ explicit WarpSteps(const CoopArgs& a) {
+    const uint64_t warps = uint64_t(gridDim.x) * kCoopWarps;
+    const uint64_t w = uint64_t(blockIdx.x) * kCoopWarps + threadIdx.x / 32;
+    const uint32_t s0 = uint32_t(w * a.steps / warps), s1 = uint32_t((w + 1) * a.steps / warps);
+    y0 = s0 / a.stepsPerRow, sx0 = s0 % a.stepsPerRow, count = s1 - s0;
+  }
+};
+
+// Pixels of the quad at column x0 inside the row: 0..4.
+__device__ __forceinline__ int quadPixels(int width, uint32_t x0) {
+  return max(0, min(4, width - int(x0)));
+}
+
+// The quad's pixels as packed RGBA words; missing pixels (past the row end) read 0.
+__device__ __forceinline__ void loadQuad(const CoopArgs& a, uint32_t y, uint32_t x0, uint32_t (&px)[4]) {
+  const int n = quadPixels(a.in.width, x0);
+  const uint32_t* row = reinterpret_cast<const uint32_t*>(a.in.row(int(y))) + x0;
+  if (a.vecIn && n == 4) {
+    const uint4 v = *reinterpret_cast<const uint4*>(row);
+    px[0] = v.x, px[1] = v.y, px[2] = v.z, px[3] = v.w;
+  } else {
+#pragma unroll
+    for (int p = 0; p < 4; ++p) px[p] = p < n ? row[p] : 0u;
+  }
+}
+
+// Exact float of byte `sel` (0..2) of a packed pixel: the bits of 2^23 + byte, minus 2^23
+// (PRMT + FADD instead of the slower integer-to-float conversion).
+__device__ __forceinline__ float channelOf(uint32_t px, uint32_t sel) {
+  return __fsub_rn(__int_as_float(int(__byte_perm(px, 0x4B000000u, 0x7440u | sel))), 8388608.f);
+}
+
+// Nearest centre of each quad pixel (row y, columns x0 .. x0 + 3): the score of
+// km::spatialScore, strict < in index order (the CPU twin's loop). Centres go in chunks of
+// <= 8; a rolled chunk loop keeps KB = 16, 32 to the register and code size of KB = 8.
+template <int KB>
+__device__ __forceinline__ void nearestQuad(const uint32_t (&px)[4], uint32_t x0, uint32_t y, float s,
+                                            const float4* rgb, const float2* xy, int (&bi)[4]) {
+  constexpr int kChunk = KB < 8 ? KB : 8;
+  float pr[4], pg[4], pb[4], fx[4], best[4];
+  const float fy = km::spatialFeature(s, int(y));
+  const float xf = float(x0);  // exact: widths < 2^24, so x0 + p is exact too
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    pr[p] = channelOf(px[p], 0), pg[p] = channelOf(px[p], 1), pb[p] = channelOf(px[p], 2);
+    fx[p] = km::mulRn(s, __fadd_rn(xf, float(p)));  // km::spatialFeature(s, x0 + p)
+    best[p] = INFINITY;
+    bi[p] = 0;
+  }
+#pragma unroll 1
+  for (int j0 = 0; j0 < KB; j0 += kChunk) {
+#pragma unroll
+    for (int jj = 0; jj < kChunk; ++jj) {
+      const km::SpatialCoeffs c{rgb[j0 + jj], xy[j0 + jj]};
+#pragma unroll
+      for (int p = 0; p < 4; ++p) {
+        const float sc = km::spatialScore(pr[p], pg[p], pb[p], fx[p], fy, c);
+        if (sc < best[p]) best[p] = sc, bi[p] = j0 + jj;
+      }
+    }
+  }
+}
+
+// Adds the step's pixels to the warp's running sums (shared memory, cluster c's written by
+// lane c only; registers would cost 12 per thread): per cluster present in the step, three
+// warp sums of packed fields (r | g<<16, b | 1<<16: a step's 128 pixels keep each field below
+// 2^16) and the x sum; the row is the same for the whole step.
+__device__ __forceinline__ void accumulateQuad(const uint32_t (&px)[4], const int (&bi)[4], int n,
+                                               uint32_t x0, uint32_t y, ull* warpSums) {
+  const int lane = threadIdx.x % 32;
+  uint32_t mine = 0;
+#pragma unroll
+  for (int p = 0; p < 4; ++p)
+    if (p < n) mine |= 1u << bi[p];
+  uint32_t present = warpOr(mine);
+  const bool one = (present & (present - 1)) == 0;  // warp-uniform: the usual case
+  while (present != 0) {
+    const int c = __ffs(present) - 1;
+    present &= present - 1;
+    uint32_t rg = 0, bn = 0, xs = 0;
+#pragma unroll
+    for (int p = 0; p < 4; ++p)
+      if (p < n && (one || bi[p] == c)) {
+        rg += __byte_perm(px[p], 0u, 0x4140u);
+        bn += __byte_perm(px[p], 1u, 0x5452u);
+        xs += x0 + p;
+      }
+    rg = warpSum(rg), bn = warpSum(bn), xs = warpSum(xs);
+    if (lane == c) {
+      const uint32_t count = bn >> 16;
+      ull* const acc = warpSums + c * kFields;
+      acc[0] += rg & 0xFFFFu, acc[1] += rg >> 16, acc[2] += bn & 0xFFFFu;
+      acc[3] += xs, acc[4] += ull(y) * count, acc[5] += count;
+    }
+  }
+}
+
+// Final pass of one quad: output pixels (the centre's colour, the input's alpha), labels,
+// and the quad's cost (km::pixelDistance2 as one byte-wise absolute difference and a 4-way
+// dot product per pixel: the same integers).
+__device__ __forceinline__ uint32_t writeQuad(const CoopArgs& a, const uint32_t (&px)[4], const int (&bi)[4],
+                                              int n, uint32_t x0, uint32_t y, const uint32_t* colour) {
+  uint32_t o[4], cost = 0;  // <= 4 * 3 * 255^2
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    const uint32_t c = colour[bi[p]], d = __vabsdiffu4(px[p], c) & (p < n ? 0x00FFFFFFu : 0u);
+    cost = __dp4a(d, d, cost);
+    o[p] = c | (px[p] & 0xFF000000u);
+  }
+  if (a.labels) {
+    uint8_t* labels = a.labels + size_t(y) * size_t(a.in.width) + x0;
+    if (n == 4 && reinterpret_cast<uintptr_t>(labels) % 4 == 0)
+      *reinterpret_cast<uint32_t*>(labels) =
+          uint32_t(bi[0]) | uint32_t(bi[1]) << 8 | uint32_t(bi[2]) << 16 | uint32_t(bi[3]) << 24;
+    else
+#pragma unroll
+      for (int p = 0; p < 4; ++p)
+        if (p < n) labels[p] = uint8_t(bi[p]);
+  }
+  uint32_t* row = reinterpret_cast<uint32_t*>(a.out.row(int(y))) + x0;
+  if (a.vecOut && n == 4)
+    *reinterpret_cast<uint4*>(row) = make_uint4(o[0], o[1], o[2], o[3]);
+  else
+#pragma unroll
+    for (int p = 0; p < 4; ++p)
+      if (p < n) row[p] = o[p];
+  return cost;
+}
+
+// One pass over the warp's steps. `next` holds the first step's quad on entry and, unless
+// Final, again on return (loaded during the last step): a pass starts computing at once.
+template <int KB, bool Final>
+__device__ __forceinline__ void coopPass(const CoopArgs& a, const WarpSteps& ws, uint32_t (&next)[4],
+                                         const float4* rgb, const float2* xy, const uint32_t* colour,
+                                         ull* warpSums, ull& cost) {
+  const uint32_t lane = threadIdx.x % 32;
+  uint32_t y = ws.y0, sx = ws.sx0;
+  for (uint32_t i = 0; i < ws.count; ++i) {
+    uint32_t px[4];
+#pragma unroll
+    for (int p = 0; p < 4; ++p) px[p] = next[p];
+    const uint32_t cy = y, x0 = (sx * kStepQuads + lane) * 4;
+    if (++sx == a.stepsPerRow) sx = 0, ++y;
+    const bool more = i + 1 < ws.count;
+    if (more)
+      loadQuad(a, y, (sx * kStepQuads + lane) * 4, next);
+    else if (!Final)
+      loadQuad(a, ws.y0, (ws.sx0 * kStepQuads + lane) * 4, next);
+    const int n = quadPixels(a.in.width, x0);
+    int bi[4];
+    nearestQuad<KB>(px, x0, cy, a.s, rgb, xy, bi);
+    if (Final)
+      cost += writeQuad(a, px, bi, n, x0, cy, colour);
+    else
+      accumulateQuad(px, bi, n, x0, cy, warpSums);
+  }
+}
+
+template <int KB>
+__global__ void __launch_bounds__(kCoopThreads, kCoopMinBlocks) coopKernel(CoopArgs a) {
+  __shared__ float centre[KB][5];  // r, g, b, x, y (pixels)
+  __shared__ float4 rgb[KB];       // score constants (km::SpatialCoeffs); padding centres score +inf
+  __shared__ float2 xy[KB];
+  __shared__ uint32_t colour[KB];  // output colours, alpha 0
+  __shared__ ull warpSums[kCoopWarps][KB * kFields];
+  __shared__ ull warpCost[kCoopWarps];
+  __shared__ float shiftShared;
+  __shared__ bool lastBlock;
+  cg::grid_group grid = cg::this_grid();
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32, k = a.k;
+  CoopScratch* const scratch = a.scratch;
+
+  // Nobody writes `ready` before every block is past its final pass (the last block does),
+  // so all blocks take the same branch.
+  if (*reinterpret_cast<volatile ull*>(&scratch->ready) != kReady) {
+    if (blockIdx.x == 0) {
+      for (int i = tid; i < 3 * kMaxClusters * kFields; i += kCoopThreads) (&scratch->sums[0][0][0])[i] = 0;
+      if (tid == 0) scratch->cost = 0, scratch->finished = 0;
+    }
+    grid.sync();
+  }
+  if (tid < KB) {
+    if (tid < k) {
+      float c[5];
+      if (a.uniformInit) {
+        const uint64_t i = km::spreadIndex(uint64_t(tid), a.in.pixels(), uint64_t(k));
+        const int x = int(i % uint64_t(a.in.width)), y = int(i / uint64_t(a.in.width));
+        const uchar4 p = a.in.at(x, y);
+        c[0] = p.x, c[1] = p.y, c[2] = p.z, c[3] = float(x), c[4] = float(y);
+      } else {
+        c[0] = a.init->centres[tid][0], c[1] = a.init->centres[tid][1], c[2] = a.init->centres[tid][2];
+        c[3] = a.init->positions[tid][0], c[4] = a.init->positions[tid][1];
+      }
+      for (int d = 0; d < 5; ++d) centre[tid][d] = c[d];
+      const km::SpatialCoeffs q = km::spatialCoeffs(c[0], c[1], c[2], c[3], c[4], a.s);
+      rgb[tid] = q.rgb, xy[tid] = q.xy;
+    } else {
+      const km::SpatialCoeffs u = km::unusedSpatialCoeffs();
+      rgb[tid] = u.rgb, xy[tid] = u.xy;
+    }
+  }
+  const WarpSteps ws(a);
+  uint32_t next[4] = {0u, 0u, 0u, 0u};
+  if (ws.count != 0) loadQuad(a, ws.y0, (ws.sx0 * kStepQuads + lane) * 4, next);
+  __syncthreads();
+
+  float shift2 = INFINITY;
+  int it = 0;
+  ull cost = 0;
+  while (it < a.maxIterations) {
+    ull* const sums = &scratch->sums[it % 3][0][0];
+    if (lane < k)  // lane c: cluster c over the warp's steps
+      for (int f = 0; f < kFields; ++f) warpSums[warp][lane * kFields + f] = 0;
+    coopPass<KB, false>(a, ws, next, rgb, xy, colour, warpSums[warp], cost);
+    __syncthreads();
+    for (int i = tid; i < k * kFields; i += kCoopThreads) {
+      ull v = 0;
+      for (int w = 0; w < kCoopWarps; ++w) v += warpSums[w][i];
+      if (v != 0) atomicAdd(sums + i, v);
+    }
+    grid.sync();  // every block's sums are in buffer it % 3 (the barrier fences them)
+    if (warp == 0) {  // the same integers and float steps in every block: the same centres
+      float d2 = 0.f;
+      if (lane < k) {
+        ull v[kFields];
+        for (int f = 0; f < kFields; ++f) v[f] = __ldcg(sums + lane * kFields + f);  // L2: other SMs' atomics
+        if (v[5] != 0) {
+          float oldC[5], newC[5];
+          for (int d = 0; d < 5; ++d) oldC[d] = centre[lane][d], newC[d] = km::meanChannel(v[d], v[5]);
+          d2 = km::spatialShiftSquared(oldC, newC, a.s);
+          for (int d = 0; d < 5; ++d) centre[lane][d] = newC[d];
+          const km::SpatialCoeffs q = km::spatialCoeffs(newC[0], newC[1], newC[2], newC[3], newC[4], a.s);
+          rgb[lane] = q.rgb, xy[lane] = q.xy;
+        }
+      }
+      d2 = d2 > 0.f ? d2 : 0.f;  // the twin's running max skips a NaN shift
+#pragma unroll
+      for (int off = 16; off > 0; off >>= 1) d2 = fmaxf(d2, __shfl_xor_sync(~0u, d2, off));  // exact, any order
+      if (lane == 0) shiftShared = d2;
+    } else if (blockIdx.x == 0) {
+      // Buffer (it + 2) % 3 = (it - 1) % 3: every block read it before arriving at the barrier
+      // just passed; iteration it + 2 adds to it after the next one, which publishes the zeros.
+      ull* const old = &scratch->sums[(it + 2) % 3][0][0];
+      for (int i = tid - 32; i < k * kFields; i += kCoopThreads - 32) old[i] = 0;
+    }
+    __syncthreads();
+    shift2 = shiftShared;
+    ++it;
+    if (shift2 < a.epsilon) break;  // the same decision in every block
+  }
+  // Without an iteration no barrier has passed: every block must have read its initial
+  // centres (uniform: pixels of `in`) before any block writes output pixels (out may alias in).
+  if (a.maxIterations == 0) grid.sync();
+
+  if (tid < k) {
+    const uchar4 c = km::centreColour(centre[tid]);
+    colour[tid] = uint32_t(c.x) | uint32_t(c.y) << 8 | uint32_t(c.z) << 16;
+  }
+  __syncthreads();
+  coopPass<KB, true>(a, ws, next, rgb, xy, colour, nullptr, cost);
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) cost += __shfl_xor_sync(~0u, cost, off);
+  if (lane == 0) warpCost[warp] = cost;
+  __syncthreads();
+  // The last block to finish writes the state and clears the scratch: no grid barrier, so no
+  // block waits for the others at the end (the fence orders each block's cost before its
+  // count; the last block's fence orders the count before its reads).
+  if (tid == 0) {
+    ull blockCost = 0;
+    for (int w = 0; w < kCoopWarps; ++w) blockCost += warpCost[w];
+    if (blockCost != 0) atomicAdd(&scratch->cost, blockCost);
+    __threadfence();
+    lastBlock = atomicAdd(&scratch->finished, 1ull) == gridDim.x - 1;
+    if (lastBlock) __threadfence();
+  }
+  __syncthreads();
+  if (!lastBlock) return;
+  KmeansState* const state = a.state;
+  if (tid < k) {
+    for (int c = 0; c < 3; ++c) state->centres[tid][c] = centre[tid][c];
+    state->centres[tid][3] = 0.f;
+    state->positions[tid][0] = centre[tid][3], state->positions[tid][1] = centre[tid][4];
+  }
+  if (tid == 0) {
+    state->k = k;
+    state->iterations = it;
+    state->cost = __ldcg(&scratch->cost);
+    state->shift2 = shift2;
+    scratch->cost = 0;
+    scratch->finished = 0;
+    scratch->ready = kReady;  // read by the next launch only: the kernel boundary orders it
+  }
+  // Every block is past its iterations: nobody reads the sums any more.
+  for (int i = tid; i < 3 * kMaxClusters * kFields; i += kCoopThreads) (&scratch->sums[0][0][0])[i] = 0;
+}
+
+using CoopKernel = void (*)(CoopArgs);
+constexpr CoopKernel kCoopKernels[] = {coopKernel<4>, coopKernel<8>, coopKernel<16>, coopKernel<32>};
+constexpr int kCoopInstances = int(sizeof kCoopKernels / sizeof kCoopKernels[0]);
+
+int coopIndex(int k) {
+  const int bucket = km::clusterBucket(k);
+  return bucket == 4 ? 0 : bucket == 8 ? 1 : bucket == 16 ? 2 : 3;
+}
+
+// Resident blocks per SM of each instance on the current device, queried once per device
+// (the grid must be co-resident for the grid barrier).
+int coopBlocksPerSm(int index) {
+  static std::mutex mutex;
+  static std::map<int, std::array<int, kCoopInstances>> cache;
+  int device = 0;
+  VP_CUDA_CHECK(cudaGetDevice(&device));
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(device);
+  if (it == cache.end()) {
+    std::array<int, kCoopInstances> blocks{};
+    for (int i = 0; i < kCoopInstances; ++i)
+      VP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &blocks[size_t(i)], reinterpret_cast<const void*>(kCoopKernels[i]), kCoopThreads, 0));
+    it = cache.emplace(device, blocks).first;
+  }
+  return it->second[size_t(index)];
+}
+
+// The two paths' parts of the scratch (disjoint, so switching paths needs no clearing).
+constexpr size_t kCoopOffset = (sizeof(SpatialWork) + 255) / 256 * 256;
 }  // namespace
 
 namespace detail {
 
-size_t spatialScratchBytes() { return sizeof(SpatialWork); }
+size_t spatialScratchBytes() { return kCoopOffset + sizeof(CoopScratch); }
 
-void kmeansSpatialGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* state,
-                      const KmeansParams& params, void* scratch, int smCount, cudaStream_t stream,
-                      const KmeansState* warmFrom) {
-  SpatialWork* const w = static_cast<SpatialWork*>(scratch);
+namespace {
+Frame frameOf(ConstRgbaView in, const KmeansParams& params) {
   Frame f;
   f.in = in;
   f.k = params.k;
   f.s = km::spatialScale(params.spatial, in.width, in.height);
   f.segmentsPerRow = uint32_t((in.width + 31) / 32);
   f.segments = f.segmentsPerRow * uint32_t(in.height);
+  return f;
+}
+}  // namespace
+
+void kmeansSpatialGpuLaunches(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* state,
+                              const KmeansParams& params, void* scratch, int smCount, cudaStream_t stream,
+                              const KmeansState* warmFrom) {
+  SpatialWork* const w = static_cast<SpatialWork*>(scratch);
+  const Frame f = frameOf(in, params);
   if (params.init == KmeansInit::KmeansPlusPlus)
     launchKmeansPlusPlus(in, state, params.k, params.seed, stream);
   const KmeansState* init = params.init == KmeansInit::Warm && warmFrom ? warmFrom : state;
@@ -269,6 +677,39 @@ void kmeansSpatialGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansSta
   else
     launchFrame<32>(f, out, labels, params, w, grid, stream);
   finishKernel<<<1, 32, 0, stream>>>(params.k, w, state);
+  VP_CUDA_CHECK_LAUNCH();
+}
+
+void kmeansSpatialGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* state,
+                      const KmeansParams& params, void* scratch, int smCount, cudaStream_t stream,
+                      const KmeansState* warmFrom) {
+  const int index = coopIndex(params.k);
+  const int perSm = coopBlocksPerSm(index);
+  if (perSm < 1) throw std::runtime_error("kmeans: the spatial kernel does not fit on this device");
+  CoopArgs a;
+  a.in = in;
+  a.out = out;
+  a.labels = labels;
+  a.state = state;
+  a.init = params.init == KmeansInit::Warm && warmFrom ? warmFrom : state;
+  a.scratch = reinterpret_cast<CoopScratch*>(static_cast<unsigned char*>(scratch) + kCoopOffset);
+  a.k = params.k;
+  a.maxIterations = params.maxIterations;
+  a.epsilon = params.epsilon;
+  a.s = km::spatialScale(params.spatial, in.width, in.height);
+  a.stepsPerRow = uint32_t((in.width + 4 * kStepQuads - 1) / (4 * kStepQuads));
+  a.steps = a.stepsPerRow * uint32_t(in.height);
+  a.uniformInit = params.init == KmeansInit::Uniform;
+  a.vecIn = reinterpret_cast<uintptr_t>(in.data) % 16 == 0 && in.pitch % 16 == 0;
+  a.vecOut = reinterpret_cast<uintptr_t>(out.data) % 16 == 0 && out.pitch % 16 == 0;
+  if (params.init == KmeansInit::KmeansPlusPlus)
+    launchKmeansPlusPlus(in, state, params.k, params.seed, stream);
+  // Every block resident (the grid barrier), and no more blocks than give each warp a step.
+  const uint64_t wanted = (uint64_t(a.steps) + kCoopWarps - 1) / kCoopWarps;
+  const int grid = int(std::max<uint64_t>(1, std::min<uint64_t>(uint64_t(smCount) * perSm, wanted)));
+  void* args[] = {&a};
+  VP_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kCoopKernels[index]), dim3(grid),
+                                            dim3(kCoopThreads), args, 0, stream));
   VP_CUDA_CHECK_LAUNCH();
 }
 

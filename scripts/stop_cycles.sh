@@ -104,7 +104,8 @@ for ((i = 0; i < n; i++)); do
       if ((RANDOM % 2)); then kill -INT "$pid"; want=130 how="pause+sigint"; else echo quit >&3; how="pause+quit"; fi ;;
     eos) ((RANDOM % 2)) && { echo quit >&3; how="eos+quit"; } ;;
     key)
-      win=$(timeout 10 xdotool search --sync --pid "$pid" --name "^vidproc" 2>/dev/null | head -n 1)
+      # The window may take seconds to appear on a loaded machine: wait as long as a run may take.
+      win=$(timeout "$timeout_s" xdotool search --sync --pid "$pid" --name "^vidproc" 2>/dev/null | head -n 1)
       [[ -n "$win" ]] && xdotool key --window "$win" q 2>/dev/null || true ;;  # closed before the key release: fine
   esac
   code=timeout

@@ -5,6 +5,8 @@
 # resumes, halves the volume and mutes; then checks what the driver wrote (beeps loud,
 # then half as loud, then silence) and the player's A-V figures in --stats-json
 # (mean |A-V| below VP_AV_LIMIT_MS, 40 by default). Exit 77 (skip) without ffmpeg/python3.
+# The commands go out by the sound the driver has played (the size of its file), not by
+# wall time: a slow start or a loaded machine moves them with the playback.
 set -euo pipefail
 vidproc=$1
 out=$2
@@ -28,11 +30,22 @@ SDL_AUDIODRIVER=disk SDL_DISKAUDIOFILE="$out/disk.raw" \
   "$vidproc" "$out/clip.mp4" --backend cpu --mode none --control "$ctl" --stats-json "$out/stats.json" \
   >"$out/vidproc.log" 2>&1 &
 pid=$!
-sleep 1.2; echo "seek 5" >>"$ctl"
-sleep 0.6; echo "pause" >>"$ctl"
-sleep 0.5; echo "pause off" >>"$ctl"
-sleep 1.5; echo "volume 50" >>"$ctl"
-sleep 1.5; echo "mute" >>"$ctl"
+# Sends a command once the driver has played $1 ms of sound (48 kHz mono float, silence
+# while paused or seeking included), or at once if vidproc has ended.
+at_heard() {
+  local bytes=$(($1 * 192))
+  while (($(stat -c %s "$out/disk.raw" 2>/dev/null || echo 0) < bytes)) && kill -0 "$pid" 2>/dev/null; do
+    sleep 0.02
+  done
+  echo "$2" >>"$ctl"
+}
+# Media time 1.2 s: seek to 5 s; ~5.6 s pause for 0.5 s; ~7.1 s (before the flash at 7.4)
+# volume 50; ~8.6 s mute: beeps at 0.4 loud, 5.4, 6.4 loud, 7.4, 8.4 half, 9.4 silent.
+at_heard 1200 "seek 5"
+at_heard 1800 "pause"
+at_heard 2300 "pause off"
+at_heard 3800 "volume 50"
+at_heard 5300 "mute"
 for _ in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$pid" 2>/dev/null && { kill "$pid"; fail "vidproc did not end with its input"; }
 wait "$pid" || fail "vidproc exited with status $?"

@@ -36,7 +36,8 @@ bool sameLayout(const FrameLayout& a, const FrameLayout& b) {
 
 struct Slot {
   // Buffers sized for `layout`; reallocated only when the input layout changes.
-  DeviceBuffer input;        // native planes, same layout as the host frame
+  DeviceBuffer input;        // native planes, same layout as the host frame; allocated at the first host frame
+                             // (frames a hardware decoder leaves on the device never need it)
   DeviceImage rgba;          // converted frame (the compare view's original)
   std::array<DeviceImage, 2> pingPong;  // the chain's outputs, alternating; allocated as the shape needs
   DeviceBuffer packed;       // the view as tightly packed RGB24
@@ -143,7 +144,7 @@ class CudaProcessor final : public Processor {
   void reconfigure(const FrameLayout& layout) {
     const int w = layout.width, h = layout.height;
     for (auto& s : slots_) {
-      s->input = DeviceBuffer(layout.bytes);
+      s->input = DeviceBuffer();
       s->rgba = DeviceImage(w, h);
       for (DeviceImage& p : s->pingPong) p = DeviceImage();
       s->packed = DeviceBuffer(size_t(w) * h * 3);
@@ -188,6 +189,7 @@ class CudaProcessor final : public Processor {
     if (s.deviceInput) {  // a decoder's surface, read in place once the decoder is done with it
       if (frame.device.ready) VP_CUDA_CHECK(cudaStreamWaitEvent(st, frame.device.ready, 0));
     } else {
+      if (s.input.bytes() != layout_.bytes) s.input = DeviceBuffer(layout_.bytes);
       VP_CUDA_CHECK(cudaMemcpyAsync(s.input.get(), frame.data, layout_.bytes, cudaMemcpyHostToDevice, st));
     }
     s.uploaded.record(st);

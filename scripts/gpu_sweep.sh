@@ -57,7 +57,7 @@ fi
 
 if has sanitize; then
   # Small sizes only: the sanitizers slow kernels by 10-100x.
-  filter=${VP_SANITIZE_FILTER:-'BoxBlurGpu.SanitizerSubset:BoxBlurGpu.SubViewsAndBackToBackCalls:All/KmeansGpuVsCpu.Identical/37x11*k8_*:All/KmeansGpuVsCpu.Identical/2x3*k32*:KmeansGpu.ArgumentChecks:Sizes/ColorConvertGpu*/1x1:Sizes/ColorConvertGpu*/5x3:Sizes/ColorConvertGpu*/37x17:CudaResources.*:CudaPipelineArgs.*:Modes/CudaPipeline.*:BilateralArgs.GpuRejectsBadArguments:BilateralGpu.WorksOnSubViews:BilateralGpu.BackToBackCalls'}
+  filter=${VP_SANITIZE_FILTER:-'BoxBlurGpu.SanitizerSubset:BoxBlurGpu.SubViewsAndBackToBackCalls:All/KmeansGpuVsCpu.Identical/37x11*k8_*:All/KmeansGpuVsCpu.Identical/2x3*k32*:KmeansGpu.ArgumentChecks:Sizes/ColorConvertGpu*/1x1:Sizes/ColorConvertGpu*/5x3:Sizes/ColorConvertGpu*/37x17:CudaResources.*:CudaPipelineArgs.*:Modes/CudaPipeline.*:BilateralArgs.GpuRejectsBadArguments:BilateralGpu.WorksOnSubViews:BilateralGpu.BackToBackCalls:All/KmeansSpatialGpuVsCpu.Identical/33x17_natural_k8_*:KmeansSpatialGpu.DirtyAndSharedScratch'}
   for tool in memcheck racecheck synccheck initcheck; do
     compute-sanitizer --tool $tool --target-processes all --error-exitcode 99 \
       "$bundle/run" "$build/tests/vp_tests" --gtest_brief=1 --gtest_filter="$filter" > "$out/sanitize-$tool.log" 2>&1
@@ -90,15 +90,21 @@ fi
 if has memory; then
   # GPU memory per process at the default slots: the peak of nvidia-smi's used memory over
   # a run, summed over the compute processes (a container may hide pids; this run is
-  # alone), 1080p and 4K H.264, NVDEC and software decode, K-means and blur.
+  # alone), 1080p and 4K H.264, NVDEC and software decode, K-means and blur; and, to see
+  # where it goes, decoding alone (the context and the decoder), an empty chain (+ the
+  # slots) and K-means on one slot.
   echo "== gpu memory"
   for size in 1920x1080 3840x2160; do
     clip=/tmp/vp-mem-$size.mp4
     [[ -f $clip ]] || run tests/vp_make_clip $clip ${size%x*} ${size#*x} 120 libx264 yuv420p 30 > /dev/null
     for hw in auto no; do
-      for chain in kmeans blur=r=15; do
+      for chain in decode-only none kmeans kmeans:1-slot blur=r=15; do
+        args=(--vf "${chain%%:*}")
+        [[ $chain == decode-only ]] && args=(--decode-only)
+        [[ $chain == none ]] && args=(--mode none)
+        [[ $chain == *:1-slot ]] && args+=(--streams 1)
         "$bundle/run" "$build/vidproc" $clip --headless --no-progress --log-level warn --loop --frames 480 \
-          --hwdec $hw --vf $chain > "$out/memory-$size-$hw-${chain%%=*}.txt" 2>&1 &
+          --hwdec $hw "${args[@]}" > "$out/memory-$size-$hw-${chain%%=*}.txt" 2>&1 &
         pid=$! peak=0
         while kill -0 $pid 2>/dev/null; do
           used=$(nvidia-smi --query-compute-apps=used_memory --format=csv,noheader,nounits | awk '{ s += $1 } END { print s + 0 }')

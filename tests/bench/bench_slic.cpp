@@ -1,8 +1,10 @@
-// SLIC timings: GPU time by CUDA events around one slicGpu call (init, every round,
-// connectivity, the mean-colour paint: the whole element), input already in device memory
-// (RGBA8 pitched); the CPU twin in real time. Bytes processed = the RGBA image read once
-// and written once per call, as the other filters count them. The targets (docs/design/
-// slic.md): 1080p N=1000 10 iterations <= 1.5 ms, 4K <= 5 ms on the H200.
+// SLIC timings: GPU time by CUDA events around one call (init, every round, connectivity,
+// the mean-colour paint: the whole element), input already in device memory (RGBA8
+// pitched); the CPU twin in real time. Bytes processed = the RGBA image read once and
+// written once per call, as the other filters count them. BM_SlicGpu times slicGpu (the
+// persistent kernel), BM_SlicGpuKernelPerPhase the former form on the same sizes, until
+// the H200 measurement keeps one. Targets (docs/design/slic.md): 1080p N=1000 10
+// iterations <= 500 us, 4K <= 2 ms on the H200.
 #include "gpu/filters/slic/slic.h"
 #include "support/cuda_bench.h"
 #include "support/images.h"
@@ -22,8 +24,11 @@ SlicParams paramsOf(const benchmark::State& state) {
   return p;
 }
 
-// One slicGpu call. Args: w, h, superpixels, iterations, view (0 colour, 2 boundaries).
-void BM_SlicGpu(benchmark::State& state) {
+using SlicGpuCall = void (*)(ConstRgbaView, RgbaView, SegmentView, const SlicParams&, SlicWorkspace&,
+                             cudaStream_t);
+
+// One call of `slic`. Args: w, h, superpixels, iterations, view (0 colour, 2 boundaries).
+void timeSlicGpu(benchmark::State& state, SlicGpuCall slic) {
   if (skipWithoutGpu(state)) return;
   const int w = int(state.range(0)), h = int(state.range(1));
   const SlicParams p = paramsOf(state);
@@ -32,20 +37,27 @@ void BM_SlicGpu(benchmark::State& state) {
   DeviceImage out(w, h);
   SlicWorkspace ws(w, h);
   Stream stream;
-  timeCudaLoop(state, stream, [&](cudaStream_t s) { slicGpu(in.view(), out.view(), view, p, ws, s); });
+  timeCudaLoop(state, stream, [&](cudaStream_t s) { slic(in.view(), out.view(), view, p, ws, s); });
   setImageBytes(state, w, h);
   if (!timingTag().empty()) state.SetLabel(timingTag().substr(1));
 }
-BENCHMARK(BM_SlicGpu)
-    ->ArgNames({"w", "h", "n", "iterations", "view"})
-    ->Args({1920, 1080, 1000, 10, 0})
-    ->Args({3840, 2160, 1000, 10, 0})
-    ->Args({1920, 1080, 1000, 0, 0})   // init, one assignment, connectivity, paint: the fixed cost
-    ->Args({1920, 1080, 400, 10, 0})   // the filter's default N
-    ->Args({1920, 1080, 16384, 10, 0}) // most superpixels
-    ->Args({1920, 1080, 1000, 10, 2})  // boundaries view
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
+
+void BM_SlicGpu(benchmark::State& state) { timeSlicGpu(state, slicGpu); }
+void BM_SlicGpuKernelPerPhase(benchmark::State& state) { timeSlicGpu(state, detail::slicGpuKernelPerPhase); }
+
+void slicGpuSizes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"w", "h", "n", "iterations", "view"})
+      ->Args({1920, 1080, 1000, 10, 0})
+      ->Args({3840, 2160, 1000, 10, 0})
+      ->Args({1920, 1080, 1000, 0, 0})    // init, one assignment, connectivity, paint: the fixed cost
+      ->Args({1920, 1080, 400, 10, 0})    // the filter's default N
+      ->Args({1920, 1080, 16384, 10, 0})  // most superpixels
+      ->Args({1920, 1080, 1000, 10, 2})   // boundaries view
+      ->UseManualTime()
+      ->Unit(benchmark::kMicrosecond);
+}
+BENCHMARK(BM_SlicGpu)->Apply(slicGpuSizes);
+BENCHMARK(BM_SlicGpuKernelPerPhase)->Apply(slicGpuSizes);
 
 void BM_SlicCpu(benchmark::State& state) {
   const int w = int(state.range(0)), h = int(state.range(1));

@@ -21,6 +21,7 @@
 #include <array>
 #include <cstring>
 #include <deque>
+#include <initializer_list>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -384,26 +385,76 @@ TEST(SlicProcessor, CpuProcessorReportsTheRegionCount) {
 
 // ---- GPU: the twin's bytes ----
 
+// The GPU forms under test until the H200 measurement keeps one (slic.h, detail::):
+// slicGpu (the persistent kernel), the kernel-per-phase form, and the persistent kernel on
+// a capped grid, so that blocks take several items and items are tall (tall windows of
+// cells that overflow the shared slots on small cells).
+struct GpuPath {
+  const char* name;
+  int blocks;  // -1: slicGpu; 0: kernel per phase; > 0: persistent on at most this many blocks
+};
+constexpr GpuPath kDefaultPath{"slicGpu", -1}, kPerPhasePath{"kernel per phase", 0};
+const GpuPath kPaths[] = {kDefaultPath, kPerPhasePath};
+
 struct GpuRun {
   HostImage out;
   std::vector<uint32_t> regions;
+  std::vector<SlicCentre> centres;
   SlicStats stats;
 };
 
-GpuRun runGpu(const HostImage& in, SegmentView view, const SlicParams& p, SlicWorkspace& ws) {
+GpuRun runGpu(const HostImage& in, SegmentView view, const SlicParams& p, SlicWorkspace& ws,
+              const GpuPath& path = kDefaultPath) {
   const int w = in.width(), h = in.height();
   const DeviceImage din = test::upload(in);
   DeviceImage dout(w, h);
   test::poison(dout);
   Stream stream;
-  slicGpu(din.view(), dout.view(), view, p, ws, stream.get());
+  if (path.blocks < 0)
+    slicGpu(din.view(), dout.view(), view, p, ws, stream.get());
+  else if (path.blocks == 0)
+    detail::slicGpuKernelPerPhase(din.view(), dout.view(), view, p, ws, stream.get());
+  else
+    detail::slicGpuPersistent(din.view(), dout.view(), view, p, ws, stream.get(), path.blocks);
   VP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
   GpuRun r;
   r.out = test::download(dout);
   r.regions.resize(size_t(w) * size_t(h));
-  VP_CUDA_CHECK(cudaMemcpy(r.regions.data(), ws.regions(), r.regions.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+  VP_CUDA_CHECK(cudaMemcpy(r.regions.data(), ws.regions(), r.regions.size() * sizeof(uint32_t),
+                           cudaMemcpyDeviceToHost));
   VP_CUDA_CHECK(cudaMemcpy(&r.stats, ws.stats(), sizeof r.stats, cudaMemcpyDeviceToHost));
+  r.centres.resize(r.stats.centres);
+  VP_CUDA_CHECK(cudaMemcpy(r.centres.data(), ws.centres(), r.centres.size() * sizeof(SlicCentre),
+                           cudaMemcpyDeviceToHost));
   return r;
+}
+
+// The final centres' five values, bit for bit.
+bool sameCentres(const std::vector<SlicCentre>& gpu, const std::vector<SlicCentre>& cpu) {
+  if (gpu.size() > cpu.size()) return false;
+  for (size_t c = 0; c < gpu.size(); ++c)
+    if (std::memcmp(&gpu[c], &cpu[c], 5 * sizeof(float)) != 0) return false;
+  return true;
+}
+
+// The twin's run, then each GPU path's against it: output bytes, region ids, stats, centres.
+void expectTwin(const HostImage& in, SegmentView view, const SlicParams& p, SlicWorkspace& ws,
+                SlicCpuScratch& scratch, std::initializer_list<GpuPath> paths) {
+  HostImage want(in.width(), in.height());
+  test::poison(want);
+  slicCpu(in.cview(), want.view(), view, p, scratch);
+  for (const GpuPath& path : paths) {
+    SCOPED_TRACE(path.name +
+                 (path.blocks > 0 ? " on " + std::to_string(path.blocks) + " blocks" : std::string()));
+    const GpuRun got = runGpu(in, view, p, ws, path);
+    const test::ImageDiff d = test::compare(got.out, want);
+    EXPECT_EQ(d.differing, 0u) << d.first;
+    EXPECT_TRUE(std::equal(got.regions.begin(), got.regions.end(), scratch.regions().begin()))
+        << "region ids";
+    EXPECT_EQ(got.stats.regions, scratch.stats().regions);
+    EXPECT_EQ(got.stats.centres, scratch.stats().centres);
+    EXPECT_TRUE(sameCentres(got.centres, scratch.centres())) << "final centres";
+  }
 }
 
 TEST(SlicGpu, MatchesCpuTwinByteForByte) {
@@ -425,16 +476,31 @@ TEST(SlicGpu, MatchesCpuTwinByteForByte) {
       const SlicParams p = params(k.n, k.m, k.iterations);
       for (SegmentView view : {SegmentView::Colour, SegmentView::Labels, SegmentView::Boundaries}) {
         SCOPED_TRACE(describe(k.w, k.h, image, p) + " view " + std::to_string(int(view)));
-        HostImage want(k.w, k.h);
-        test::poison(want);
-        slicCpu(in.cview(), want.view(), view, p, scratch);
-        const GpuRun got = runGpu(in, view, p, ws);
-        const test::ImageDiff d = test::compare(got.out, want);
-        EXPECT_EQ(d.differing, 0u) << d.first;
-        EXPECT_TRUE(std::equal(got.regions.begin(), got.regions.end(), scratch.regions().begin())) << "region ids";
-        EXPECT_EQ(got.stats.regions, scratch.stats().regions);
-        EXPECT_EQ(got.stats.centres, scratch.stats().centres);
+        expectTwin(in, view, p, ws, scratch, {kDefaultPath, kPerPhasePath});
       }
+    }
+  }
+}
+
+// The persistent kernel on few blocks: several items a block, items up to 512 rows tall,
+// windows of cells too large for the shared slots (small cells: runs go to the global
+// sums), items narrower than a block (frames not a multiple of 256 wide).
+TEST(SlicGpu, PersistentKernelOnFewBlocksMatchesCpuTwin) {
+  VP_REQUIRE_GPU();
+  struct Case {
+    int w, h, n, blocks;
+  };
+  const Case cases[] = {{31, 17, 16384, 1},    {97, 61, 400, 1},      {640, 480, 400, 1},
+                        {640, 480, 400, 2},    {1921, 1081, 1000, 3}, {2000, 600, 16384, 1},
+                        {2000, 600, 16384, 7}, {300, 1300, 50, 2}};
+  for (const Case& k : cases) {
+    SlicWorkspace ws(k.w, k.h);
+    SlicCpuScratch scratch(k.w, k.h);
+    for (const char* image : {"random", "natural"}) {
+      const HostImage in = makeImage(image, k.w, k.h, 5);
+      const SlicParams p = params(k.n, 10.f, 4);
+      SCOPED_TRACE(describe(k.w, k.h, image, p));
+      expectTwin(in, SegmentView::Colour, p, ws, scratch, {GpuPath{"persistent", k.blocks}});
     }
   }
 }
@@ -443,11 +509,14 @@ TEST(SlicGpu, SameResultOnEveryRun) {
   VP_REQUIRE_GPU();
   const HostImage in = test::makeRandom(1921, 1081, 8);  // fragmented superpixels: many unions and merges
   SlicWorkspace ws(1921, 1081);
-  const GpuRun a = runGpu(in, SegmentView::Colour, params(1000, 5.f, 10), ws);
-  for (int run = 0; run < 3; ++run) {
-    const GpuRun b = runGpu(in, SegmentView::Colour, params(1000, 5.f, 10), ws);
-    EXPECT_EQ(test::compare(a.out, b.out).differing, 0u);
-    EXPECT_EQ(a.regions, b.regions);
+  for (const GpuPath& path : kPaths) {
+    SCOPED_TRACE(path.name);
+    const GpuRun a = runGpu(in, SegmentView::Colour, params(1000, 5.f, 10), ws, path);
+    for (int run = 0; run < 3; ++run) {
+      const GpuRun b = runGpu(in, SegmentView::Colour, params(1000, 5.f, 10), ws, path);
+      EXPECT_EQ(test::compare(a.out, b.out).differing, 0u);
+      EXPECT_EQ(a.regions, b.regions);
+    }
   }
 }
 
@@ -461,12 +530,8 @@ TEST(SlicGpu, SmallerFrameInALargerWorkspace) {
     const HostImage in = test::makeRandom(w, h, 3);
     const SlicParams p = params(n, 5.f, 3);
     SlicCpuScratch scratch(w, h);
-    HostImage want(w, h);
-    slicCpu(in.cview(), want.view(), SegmentView::Colour, p, scratch);
-    const GpuRun got = runGpu(in, SegmentView::Colour, p, ws);
-    EXPECT_EQ(test::compare(got.out, want).differing, 0u) << w << "x" << h;
-    EXPECT_TRUE(std::equal(got.regions.begin(), got.regions.end(), scratch.regions().begin())) << w << "x" << h;
-    EXPECT_EQ(got.stats.regions, scratch.stats().regions);
+    SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+    expectTwin(in, SegmentView::Colour, p, ws, scratch, {kDefaultPath, kPerPhasePath});
   }
 }
 
@@ -479,6 +544,14 @@ TEST(SlicGpu, BadArgumentsAreRejected) {
                std::invalid_argument);
   EXPECT_THROW(slicGpu(a.view(), big.view(), SegmentView::Colour, SlicParams{}, ws, nullptr), std::invalid_argument);
   EXPECT_THROW(slicGpu(big.view(), other.view(), SegmentView::Colour, SlicParams{}, ws, nullptr), std::invalid_argument);
+  EXPECT_THROW(
+      detail::slicGpuKernelPerPhase(a.view(), b.view(), SegmentView::Colour, params(0, 10.f, 1), ws, nullptr),
+      std::invalid_argument);
+  EXPECT_THROW(
+      detail::slicGpuPersistent(a.view(), big.view(), SegmentView::Colour, SlicParams{}, ws, nullptr),
+      std::invalid_argument);
+  EXPECT_THROW(detail::slicGpuPersistent(a.view(), b.view(), SegmentView::Colour, SlicParams{}, ws, nullptr, -1),
+               std::invalid_argument);
 }
 
 TEST(SlicGpu, CudaProcessorMatchesCpu) {

@@ -36,12 +36,15 @@
 // (compactness) 1..80, iterations 0..50; frames up to 16384 pixels a side.
 // Complexity: O(9 width height) per assignment; connectivity O(width height alpha).
 //
-// GPU (slic.cu): one thread a pixel; per round an assign-and-accumulate kernel (sums
-// aggregated per warp by label with __match_any_sync, then 64-bit atomics) and an update
-// kernel over the centres; connectivity by union-find with atomicMin hooking (Playne &
-// Hawick 2018), whose roots are the least indices whatever the scheduling; region ranks by
-// a scan over 1024-pixel chunks. 2 launches a round + 9 a frame, all stream-ordered, no
-// host synchronisation; docs/design/slic.md has the reasoning.
+// GPU (slic.cu), stream-ordered, no host synchronisation; docs/design/slic.md has the
+// reasoning. slicGpu: one persistent cooperative kernel runs the init, every round and the
+// final assignment (grid.sync between phases; a thread walks one pixel column of its
+// block's items, keeps its 3 x 3 candidate centres in registers and adds runs of equal
+// labels, per warp and then per block in shared memory, into 64-bit sums), then
+// connectivity by union-find with atomicMin hooking (Playne & Hawick 2018), whose roots are
+// the least indices whatever the scheduling, and region ranks by a scan over 1024-pixel
+// chunks: 7 launches a frame. detail::slicGpuKernelPerPhase, the former form kept until the
+// H200 measurement picks one: 2 launches a round + 9 a frame. Both give the same bytes.
 #pragma once
 
 #include "gpu/cuda/cuda_resources.h"
@@ -75,7 +78,8 @@ int slicMaxCentres(int width, int height);
 int64_t slicMaxRegions(int width, int height);
 
 // Device memory for slicGpu, sized once for frames up to maxWidth x maxHeight (about 12
-// bytes a pixel plus the centres). Not for concurrent use on two streams.
+// bytes a pixel plus the centres), and the persistent kernel's grid for the current device.
+// Not for concurrent use on two streams.
 class SlicWorkspace {
  public:
   SlicWorkspace(int maxWidth, int maxHeight);  // throws std::invalid_argument, vp::CudaError
@@ -88,8 +92,10 @@ class SlicWorkspace {
   const SlicStats* stats() const { return stats_.as<SlicStats>(); }
 
  private:
-  friend void slicGpu(ConstRgbaView, RgbaView, SegmentView, const SlicParams&, SlicWorkspace&, cudaStream_t);
+  friend struct SlicGpuAccess;
   int maxWidth_ = 0, maxHeight_ = 0;  // pixels
+  int persistentBlocks_ = 0;  // co-resident blocks of the persistent kernel; 0: no cooperative launch
+  bool pdl_ = false;          // programmatic dependent launch for the connectivity kernels (sm_90 on)
   DeviceBuffer centres_;     // SlicCentre per centre
   DeviceBuffer sums_;        // SlicSums per centre
   DeviceBuffer labels_;      // uint32 a pixel: superpixel; after connectivity, a kept root's region rank
@@ -99,11 +105,13 @@ class SlicWorkspace {
   DeviceBuffer chunkStart_;  //   and their exclusive prefix sum
   DeviceBuffer regionSums_;  // SlicRegionSums a region (by rank)
   DeviceBuffer stats_;       // SlicStats
+  DeviceBuffer decided_;     // uint32: blocks of the decide kernel done (its last one scans), 0 between calls
 };
 
 // GPU: in/out device views of the same size (distinct buffers). Stream-ordered; no host
 // synchronisation. Throws std::invalid_argument on bad arguments, vp::CudaError on launch
-// failure.
+// failure. Runs the persistent kernel (the kernel-per-phase form where the device has no
+// cooperative launch).
 void slicGpu(ConstRgbaView in, RgbaView out, SegmentView view, const SlicParams& params, SlicWorkspace& ws,
              cudaStream_t stream);
 
@@ -139,6 +147,14 @@ void checkSlicParams(const SlicParams& params, const char* who);
 // The argument checks of both backends; false when there is nothing to do (empty frame).
 bool checkSlicArgs(ConstRgbaView in, ConstRgbaView out, const SlicParams& params, int maxWidth, int maxHeight,
                    const char* who);
+// The two GPU forms, for the benchmarks and tests until the H200 measurement keeps one (the
+// results are the same bytes). Kernel per phase: 2 launches a round + 9 a frame. Persistent
+// (what slicGpu runs): `blocks` > 0 caps its grid below the co-resident count (tests: several
+// items a block); throws std::runtime_error where the device has no cooperative launch.
+void slicGpuKernelPerPhase(ConstRgbaView in, RgbaView out, SegmentView view, const SlicParams& params,
+                           SlicWorkspace& ws, cudaStream_t stream);
+void slicGpuPersistent(ConstRgbaView in, RgbaView out, SegmentView view, const SlicParams& params, SlicWorkspace& ws,
+                       cudaStream_t stream, int blocks = 0);
 // The superpixels alone (init, iterations, final assignment) on the CPU: scratch.labels()
 // and scratch.centres() hold them after; no connectivity, no output.
 void slicSuperpixelsCpu(ConstRgbaView in, const SlicParams& params, SlicCpuScratch& scratch);

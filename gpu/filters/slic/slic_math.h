@@ -89,14 +89,20 @@ __host__ __device__ inline SlicCentre initialCentre(ConstRgbaView in, int c, int
 }
 
 // D = dc^2 + w ds^2 in this order: dc^2 = (dr*dr + dg*dg) + db*db, ds^2 = dx*dx + dy*dy,
-// D = dc^2 + w * ds^2, d = pixel - centre, every step rounded to float.
+// D = dc^2 + w * ds^2, d = pixel - centre, every step rounded to float. dx2 = dx*dx comes
+// in computed: the persistent kernel keeps it per column of pixels and centre.
+__host__ __device__ inline float distanceDx2(float pr, float pg, float pb, float py, float cr, float cg, float cb,
+                                             float cy, float dx2, float w) {
+  const float dr = subRn(pr, cr), dg = subRn(pg, cg), db = subRn(pb, cb), dy = subRn(py, cy);
+  const float colour = addRn(addRn(mulRn(dr, dr), mulRn(dg, dg)), mulRn(db, db));
+  const float space = addRn(dx2, mulRn(dy, dy));
+  return addRn(colour, mulRn(w, space));
+}
+
 __host__ __device__ inline float distance(float pr, float pg, float pb, float px, float py, const SlicCentre& c,
                                           float w) {
-  const float dr = subRn(pr, c.r), dg = subRn(pg, c.g), db = subRn(pb, c.b);
-  const float dx = subRn(px, c.x), dy = subRn(py, c.y);
-  const float colour = addRn(addRn(mulRn(dr, dr), mulRn(dg, dg)), mulRn(db, db));
-  const float space = addRn(mulRn(dx, dx), mulRn(dy, dy));
-  return addRn(colour, mulRn(w, space));
+  const float dx = subRn(px, c.x);
+  return distanceDx2(pr, pg, pb, py, c.r, c.g, c.b, c.y, mulRn(dx, dx), w);
 }
 
 // The superpixel of pixel (x, y): the least D over the centres of the 3 x 3 cells around

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <stdexcept>
 
@@ -72,7 +73,7 @@ void AudioDecoder::stop() {
 }
 
 void AudioDecoder::seek(uint32_t serial, int64_t targetUs) {
-  packets_.flush();
+  packets_.dropBefore(serial);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     serial_ = serial;
@@ -94,7 +95,13 @@ void AudioDecoder::run() {
     if (!packets_.pop(p, 20'000)) continue;
     uint32_t wanted;
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      std::unique_lock<std::mutex> lock(mutex_);
+      // A newer serial: the source has sought and the player's seek() is on its way (it
+      // follows the source's at once, but a loaded machine may hold it up). Its first
+      // packets wait for it rather than being lost, which would start the sound after the
+      // target. Bounded, so that a serial nobody announces cannot stall the track.
+      if (serialBefore(serial_, p.serial))
+        room_.wait_for(lock, std::chrono::seconds(1), [&] { return abort_ || !serialBefore(serial_, p.serial); });
       wanted = serial_;
     }
     if (p.serial != wanted) continue;  // from before the latest seek

@@ -66,6 +66,16 @@ void AudioPacketQueue::flush() {
   bytes_ = 0;
 }
 
+void AudioPacketQueue::dropBefore(uint32_t serial) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::deque<AudioPacket> kept;
+  for (AudioPacket& p : packets_) {
+    if (serialBefore(p.serial, serial)) took(p);
+    else kept.push_back(std::move(p));
+  }
+  packets_.swap(kept);
+}
+
 void AudioPacketQueue::took(const AudioPacket& p) {
   durationUs_ -= audioPacketDurationUs(p);
   bytes_ -= p.packet->size;

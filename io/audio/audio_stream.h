@@ -81,6 +81,9 @@ class AudioPacketQueue final : public AudioPacketSink {
   // The oldest packet, waiting up to `waitUs` (0: no wait); false if none or aborted.
   bool pop(AudioPacket& out, int64_t waitUs = 0);
   void flush();   // drops everything queued
+  // Drops the packets of serials older than `serial` (a seek's): those of `serial` itself,
+  // which the source may have queued before the consumer heard of the seek, stay.
+  void dropBefore(uint32_t serial);
   void abort();   // wakes a waiting pop for good
   size_t size() const;
   int64_t durationUs() const;  // sum of the queued packets' durations
@@ -96,6 +99,9 @@ class AudioPacketQueue final : public AudioPacketSink {
   int64_t bytes_ = 0;
   bool aborted_ = false;
 };
+
+// Whether seek serial `a` is older than `b` (serials count up and may wrap).
+inline bool serialBefore(uint32_t a, uint32_t b) { return int32_t(a - b) < 0; }
 
 // Session time (microseconds) of a packet's pts (dts when it has none; INT64_MIN when it
 // has neither). The source sets AVPacket::time_base to the track's.

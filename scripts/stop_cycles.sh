@@ -53,8 +53,11 @@ json() { grep -m1 "\"$1\":" "$2" 2>/dev/null | sed 's/.*: *//; s/[",]//g'; }
 # The signal watcher is up once the main thread blocks SIGINT and SIGTERM but not
 # SIGHUP (glibc blocks everything for a moment while it creates a thread). Before
 # that a signal meets its default action, which is not what this checks.
+# Until it has exec'd, the pid is this shell's forked child, which bash starts with INT and
+# TERM blocked (around fork): that mask is not vidproc's, and a signal then kills the child.
 watching() {
   local mask
+  [[ "$(readlink "/proc/$1/exe" 2>/dev/null)" != "$(readlink /proc/$$/exe)" ]] || return 1
   mask=$(awk '/^SigBlk:/ { print $2 }' "/proc/$1/status" 2>/dev/null) || return 1
   [[ -n "$mask" ]] && (((0x$mask & 0x4003) == 0x4002))
 }

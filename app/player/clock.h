@@ -48,7 +48,9 @@ enum class PaceDecision { Wait, Present, Drop };
 
 class FramePacer {
  public:
-  explicit FramePacer(bool sync, int64_t lateToleranceUs = 50'000)
+  // A frame later than this is dropped when a newer one waits (tests judge against it).
+  static constexpr int64_t kLateToleranceUs = 50'000;
+  explicit FramePacer(bool sync, int64_t lateToleranceUs = kLateToleranceUs)
       : sync_(sync), lateToleranceUs_(lateToleranceUs) {}
 
   // What to do with a frame of timestamp ptsUs and seek generation `serial` at wall time

@@ -208,31 +208,15 @@ int smCount() {
 using SpatialEntry = void (*)(ConstRgbaView, RgbaView, uint8_t*, KmeansState*, const KmeansParams&, void*, int,
                               cudaStream_t, const KmeansState*);
 
-// runGpu (support/kmeans_cases.h) through one of the spatial entry points directly, on the
+// One of the spatial entry points directly (support/kmeans_cases.h's runGpuWith), on the
 // given scratch (detail::spatialScratchBytes()).
 Result runSpatialEntry(SpatialEntry entry, const HostImage& img, const KmeansParams& p, const KmeansState& initial,
                        void* scratch, KmeansState* fromAfter = nullptr) {
-  const size_t n = img.width() * size_t(img.height());
-  DeviceImage in = test::upload(img), out(img.width(), img.height());
-  test::poison(out);
-  DeviceBuffer labels(n), state(sizeof(KmeansState)), from(fromAfter ? sizeof(KmeansState) : 0);
-  VP_CUDA_CHECK(cudaMemset(labels.get(), test::kPoison, n));
-  if (fromAfter) {
-    VP_CUDA_CHECK(cudaMemset(state.get(), 0xFF, sizeof(KmeansState)));
-    VP_CUDA_CHECK(cudaMemcpy(from.get(), &initial, sizeof initial, cudaMemcpyHostToDevice));
-  } else {
-    VP_CUDA_CHECK(cudaMemcpy(state.get(), &initial, sizeof initial, cudaMemcpyHostToDevice));
-  }
-  VP_CUDA_CHECK(cudaDeviceSynchronize());  // legacy-stream copies vs the non-blocking stream below
-  Stream s;
-  entry(in.view(), out.view(), labels.as<uint8_t>(), state.as<KmeansState>(), p, scratch, smCount(), s,
-        fromAfter ? from.as<KmeansState>() : nullptr);
-  s.synchronize();
-  Result r{std::vector<uint8_t>(n), test::download(out), {}};
-  VP_CUDA_CHECK(cudaMemcpy(r.labels.data(), labels.get(), n, cudaMemcpyDeviceToHost));
-  VP_CUDA_CHECK(cudaMemcpy(&r.state, state.get(), sizeof r.state, cudaMemcpyDeviceToHost));
-  if (fromAfter) VP_CUDA_CHECK(cudaMemcpy(fromAfter, from.get(), sizeof *fromAfter, cudaMemcpyDeviceToHost));
-  return r;
+  return runGpuWith(
+      img, initial,
+      [&](ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* state, cudaStream_t stream,
+          const KmeansState* warm) { entry(in, out, labels, state, p, scratch, smCount(), stream, warm); },
+      fromAfter);
 }
 
 class KmeansSpatialGpuVsCpu : public testing::TestWithParam<SpatialCase> {};

@@ -59,11 +59,12 @@ inline Result runCpu(const HostImage& img, const KmeansParams& p, const KmeansSt
   return r;
 }
 
-// fromAfter (optional): run as the pipeline does, with the initial centres read from a
-// second device state holding `initial` (kmeansGpu's warmFrom) while the state itself is
-// poisoned (NaN bytes); *fromAfter receives that second state after the run.
-inline Result runGpu(const HostImage& img, const KmeansParams& p, const KmeansState& initial,
-                     KmeansWorkspace& ws, KmeansState* fromAfter = nullptr) {
+// One GPU run of `launch(in, out, labels, state, stream, warmFrom)` on `img` from
+// `initial`. fromAfter (optional): run as the pipeline does, with the initial centres read
+// from a second device state holding `initial` (kmeansGpu's warmFrom) while the state
+// itself is poisoned (NaN bytes); *fromAfter receives that second state after the run.
+template <class Launch>
+Result runGpuWith(const HostImage& img, const KmeansState& initial, Launch launch, KmeansState* fromAfter = nullptr) {
   const size_t n = img.width() * size_t(img.height());
   DeviceImage in = test::upload(img), out(img.width(), img.height());
   test::poison(out);
@@ -77,14 +78,24 @@ inline Result runGpu(const HostImage& img, const KmeansParams& p, const KmeansSt
   }
   VP_CUDA_CHECK(cudaDeviceSynchronize());  // legacy-stream copies vs the non-blocking stream below
   Stream s;
-  kmeansGpu(in.view(), out.view(), labels.as<uint8_t>(), state.as<KmeansState>(), p, ws, s,
-            fromAfter ? from.as<KmeansState>() : nullptr);
+  launch(in.view(), out.view(), labels.as<uint8_t>(), state.as<KmeansState>(), s.get(),
+         fromAfter ? from.as<KmeansState>() : nullptr);
   s.synchronize();
   Result r{std::vector<uint8_t>(n), test::download(out), {}};
   VP_CUDA_CHECK(cudaMemcpy(r.labels.data(), labels.get(), n, cudaMemcpyDeviceToHost));
   VP_CUDA_CHECK(cudaMemcpy(&r.state, state.get(), sizeof r.state, cudaMemcpyDeviceToHost));
   if (fromAfter) VP_CUDA_CHECK(cudaMemcpy(fromAfter, from.get(), sizeof *fromAfter, cudaMemcpyDeviceToHost));
   return r;
+}
+
+// kmeansGpu's run (runGpuWith).
+inline Result runGpu(const HostImage& img, const KmeansParams& p, const KmeansState& initial,
+                     KmeansWorkspace& ws, KmeansState* fromAfter = nullptr) {
+  return runGpuWith(
+      img, initial,
+      [&](ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* state, cudaStream_t stream,
+          const KmeansState* warm) { kmeansGpu(in, out, labels, state, p, ws, stream, warm); },
+      fromAfter);
 }
 
 inline bool sameBits(float a, float b) { return std::memcmp(&a, &b, sizeof a) == 0; }

@@ -74,6 +74,16 @@ __device__ void reducePeers(uint32_t peers, int lane, uint32_t (&v)[kValues]) {
   }
 }
 
+// A group's sums (SlicSums order: r, g, b, x, y, count) into a centre's 64-bit sums.
+__device__ __forceinline__ void addSums(SlicSums& s, const uint32_t (&v)[6]) {
+  atomicAdd(&s.r, (unsigned long long)v[0]);
+  atomicAdd(&s.g, (unsigned long long)v[1]);
+  atomicAdd(&s.b, (unsigned long long)v[2]);
+  atomicAdd(&s.x, (unsigned long long)v[3]);
+  atomicAdd(&s.y, (unsigned long long)v[4]);
+  atomicAdd(&s.count, (unsigned long long)v[5]);
+}
+
 // Union-find root (parents point to smaller indices); reads bypass L1, which other SMs'
 // hooks do not update.
 __device__ uint32_t findRoot(const uint32_t* parent, uint32_t i) {
@@ -159,13 +169,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
     uint32_t v[6] = {p.x, p.y, p.z, inside ? uint32_t(x) : 0u, inside ? uint32_t(y) : 0u, inside ? 1u : 0u};
     reducePeers(peers, lane, v);
     if (inside && lane == __ffs(peers) - 1) {
-      SlicSums& s = sums[l];
-      atomicAdd(&s.r, (unsigned long long)v[0]);
-      atomicAdd(&s.g, (unsigned long long)v[1]);
-      atomicAdd(&s.b, (unsigned long long)v[2]);
-      atomicAdd(&s.x, (unsigned long long)v[3]);
-      atomicAdd(&s.y, (unsigned long long)v[4]);
-      atomicAdd(&s.count, (unsigned long long)v[5]);
+      addSums(sums[l], v);
     }
   } else {
     const uint32_t left = __shfl_up_sync(kFullWarp, l, 1);
@@ -456,13 +460,7 @@ __device__ void flushRuns(const IterateArgs& a, const Item& it, uint32_t key, in
 #pragma unroll
     for (int f = 0; f < 6; ++f) atomicAdd(&slots[f][slot], v[f]);
   } else {
-    SlicSums& s = a.sums[key];
-    atomicAdd(&s.r, (unsigned long long)v[0]);
-    atomicAdd(&s.g, (unsigned long long)v[1]);
-    atomicAdd(&s.b, (unsigned long long)v[2]);
-    atomicAdd(&s.x, (unsigned long long)v[3]);
-    atomicAdd(&s.y, (unsigned long long)v[4]);
-    atomicAdd(&s.count, (unsigned long long)v[5]);
+    addSums(a.sums[key], v);
   }
 }
 

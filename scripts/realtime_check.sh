@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The real-time tests under load: each runs N times in a row (ctest --repeat until-fail:N)
 # while the rest of the suite runs beside it, `ctest -j2` over and over, as on CI's
-# 2-core machine. Prints, per test, how many runs passed before the first failure.
+# 2-core machine. Prints, per regex, whether every test passed N runs in a row, else
+# ctest's count and the failures (the log is kept).
 #   scripts/realtime_check.sh [N=20] [BUILD=build] [TEST_REGEX...]
 # Default tests: window playback with sound (AudioPlayback.*, window.audio_disk), the
 # window's shutdown cycles (window.stop_cycles) and the files' A/V sync (AudioSync.*).

@@ -8,8 +8,8 @@
 // callback (read). Seeks use the source's serials: packets of an older serial are
 // dropped, the decoder is flushed at the first packet of the new one, and samples before
 // the seek target are skipped. Packets of a newer serial than seek() has announced (the
-// source has sought, the player has not told this decoder yet) wait for it, up to 1 s. The resampler is rebuilt when the decoded format, layout
-// or rate changes.
+// source has sought, the player has not told this decoder yet) wait for it, up to 1 s.
+// The resampler is rebuilt when the decoded format, layout or rate changes.
 #pragma once
 
 #include "io/audio/audio_stream.h"

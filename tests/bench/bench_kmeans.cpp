@@ -108,15 +108,13 @@ void BM_KmeansSpatialGpuLaunches(benchmark::State& st) {
   if (skipWithoutGpu(st)) return;
   const int w = int(st.range(0)), h = int(st.range(1));
   const KmeansParams p = spatialParams(st);
-  int device = 0, sms = 0;
-  VP_CUDA_CHECK(cudaGetDevice(&device));
-  VP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const detail::SpatialDevice device = detail::spatialDevice();
   DeviceImage in = upload(natural(w, h)), out(w, h);
   DeviceBuffer labels(size_t(w) * h), state(sizeof(KmeansState)), scratch(detail::spatialScratchBytes());
   Stream s;
   timeCudaLoop(st, s, [&](cudaStream_t stream) {
     detail::kmeansSpatialGpuLaunches(in.view(), out.view(), labels.as<uint8_t>(), state.as<KmeansState>(), p,
-                                     scratch.get(), sms, stream, nullptr);
+                                     scratch.get(), device, stream, nullptr);
   });
   setRates(st, double(w) * h, p.maxIterations);
   if (!timingTag().empty()) st.SetLabel(timingTag().substr(1));

@@ -198,24 +198,18 @@ struct SpatialCase {
   float epsilon;
 };
 
-int smCount() {
-  int device = 0, sms = 0;
-  VP_CUDA_CHECK(cudaGetDevice(&device));
-  VP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return sms;
-}
-
-using SpatialEntry = void (*)(ConstRgbaView, RgbaView, uint8_t*, KmeansState*, const KmeansParams&, void*, int,
-                              cudaStream_t, const KmeansState*);
+using SpatialEntry = void (*)(ConstRgbaView, RgbaView, uint8_t*, KmeansState*, const KmeansParams&, void*,
+                              const detail::SpatialDevice&, cudaStream_t, const KmeansState*);
 
 // One of the spatial entry points directly (support/kmeans_cases.h's runGpuWith), on the
 // given scratch (detail::spatialScratchBytes()).
 Result runSpatialEntry(SpatialEntry entry, const HostImage& img, const KmeansParams& p, const KmeansState& initial,
                        void* scratch, KmeansState* fromAfter = nullptr) {
+  const detail::SpatialDevice device = detail::spatialDevice();
   return runGpuWith(
       img, initial,
       [&](ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* state, cudaStream_t stream,
-          const KmeansState* warm) { entry(in, out, labels, state, p, scratch, smCount(), stream, warm); },
+          const KmeansState* warm) { entry(in, out, labels, state, p, scratch, device, stream, warm); },
       fromAfter);
 }
 

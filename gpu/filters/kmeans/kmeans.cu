@@ -307,7 +307,10 @@ size_t accBytes(const Instance& in) { return size_t(in.bucket) * size_t(in.threa
 }  // namespace
 
 KmeansWorkspace::KmeansWorkspace(KmeansLoad load)
-    : load_(load), scratch_(sizeof(Scratch)), spatialScratch_(detail::spatialScratchBytes()) {
+    : load_(load),
+      scratch_(sizeof(Scratch)),
+      spatialScratch_(detail::spatialScratchBytes()),
+      spatialDevice_(detail::spatialDevice()) {
   VP_CUDA_CHECK(cudaMemset(scratch_.get(), 0, sizeof(Scratch)));
   int device = 0, cooperative = 0;
   VP_CUDA_CHECK(cudaGetDevice(&device));
@@ -338,7 +341,7 @@ void kmeansGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* sta
   detail::checkKmeansArgs(in, out, params);
   if (state == nullptr) throw std::invalid_argument("kmeans: null state");
   if (params.spatial > 0.f)
-    return detail::kmeansSpatialGpu(in, out, labels, state, params, ws.spatialScratch_.get(), ws.smCount_, stream,
+    return detail::kmeansSpatialGpu(in, out, labels, state, params, ws.spatialScratch_.get(), ws.spatialDevice_, stream,
                                     warmFrom);
   const KmeansPolicy policy = ws.policy(in.width, in.height, params.k);
   const int index = instanceIndex(policy.blockThreads, bucketOf(params.k));

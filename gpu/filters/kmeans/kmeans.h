@@ -52,6 +52,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -79,12 +80,21 @@ struct KmeansState {
   float positions[kMaxClusters][2] = {};  // x, y in pixels: spatial K-means' centre positions (k-means++ writes them too)
 };
 
+namespace detail {
+// The figures spatial K-means sizes its grids by (kmeansSpatialGpu below).
+struct SpatialDevice {
+  int smCount = 0;
+  std::array<int, 4> coopBlocksPerSm{};  // each cooperative instance's resident blocks per SM (0: does not fit)
+};
+}  // namespace detail
+
 constexpr int kMaxSumSlots = 4;  // copies of the per-cluster sums a policy may ask for
 
 // Device scratch for kmeansGpu, sized once: multi-buffered per-cluster sums, the cost
 // accumulator, the barrier's arrival counter and the finished-block counter (left zeroed by
-// every launch), plus the occupancy of each kernel instance on the current device. `load`
-// says whether the launches share the GPU with other streams' kernels (kmeans_policy.h).
+// every launch), plus the occupancy of each kernel instance (spatial ones included) on the
+// current device. `load` says whether the launches share the GPU with other streams'
+// kernels (kmeans_policy.h).
 // Not for concurrent use on two streams.
 class KmeansWorkspace {
  public:
@@ -103,6 +113,7 @@ class KmeansWorkspace {
   KmeansLoad load_;
   DeviceBuffer scratch_;
   DeviceBuffer spatialScratch_;  // spatial K-means (kmeans_spatial.cu)
+  detail::SpatialDevice spatialDevice_;
   int smCount_ = 0;
   int sharedOptin_ = 0, sharedPerSm_ = 0, sharedReserved_ = 0;  // shared memory per block / SM, bytes
   int staticShared_[kKernelInstances] = {};                     // each instance's static shared memory, bytes
@@ -169,14 +180,15 @@ void launchKmeansPlusPlus(ConstRgbaView in, KmeansState* state, int k, uint64_t 
 // memory, any initial contents): kmeansSpatialGpu, one persistent cooperative kernel per
 // frame (the one kmeansGpu runs), and kmeansSpatialGpuLaunches, 2 * maxIterations + 3
 // stream-ordered launches. Both are kept until they are timed against each other
-// (docs/design/kmeans.md); smCount: the current device's SMs.
+// (docs/design/kmeans.md); `device`: the current device's figures, from spatialDevice().
 size_t spatialScratchBytes();
+SpatialDevice spatialDevice();  // queries the current device; throws vp::CudaError
 void kmeansSpatialGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* state,
-                      const KmeansParams& params, void* scratch, int smCount, cudaStream_t stream,
-                      const KmeansState* warmFrom);
+                      const KmeansParams& params, void* scratch, const SpatialDevice& device,
+                      cudaStream_t stream, const KmeansState* warmFrom);
 void kmeansSpatialGpuLaunches(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* state,
-                              const KmeansParams& params, void* scratch, int smCount, cudaStream_t stream,
-                              const KmeansState* warmFrom);
+                              const KmeansParams& params, void* scratch, const SpatialDevice& device,
+                              cudaStream_t stream, const KmeansState* warmFrom);
 void kmeansSpatialCpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState& state,
                       const KmeansParams& params, KmeansCpuScratch& scratch);
 // k-means++ seeding on the host (kmeans_cpu.cpp): k centres' colours and their sample

@@ -44,8 +44,6 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
-#include <mutex>
 #include <stdexcept>
 
 namespace vp {
@@ -615,25 +613,6 @@ int coopIndex(int k) {
   return bucket == 4 ? 0 : bucket == 8 ? 1 : bucket == 16 ? 2 : 3;
 }
 
-// Resident blocks per SM of each instance on the current device, queried once per device
-// (the grid must be co-resident for the grid barrier).
-int coopBlocksPerSm(int index) {
-  static std::mutex mutex;
-  static std::map<int, std::array<int, kCoopInstances>> cache;
-  int device = 0;
-  VP_CUDA_CHECK(cudaGetDevice(&device));
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = cache.find(device);
-  if (it == cache.end()) {
-    std::array<int, kCoopInstances> blocks{};
-    for (int i = 0; i < kCoopInstances; ++i)
-      VP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-          &blocks[size_t(i)], reinterpret_cast<const void*>(kCoopKernels[i]), kCoopThreads, 0));
-    it = cache.emplace(device, blocks).first;
-  }
-  return it->second[size_t(index)];
-}
-
 // The two paths' parts of the scratch (disjoint, so switching paths needs no clearing).
 constexpr size_t kCoopOffset = (sizeof(SpatialWork) + 255) / 256 * 256;
 }  // namespace
@@ -641,6 +620,19 @@ constexpr size_t kCoopOffset = (sizeof(SpatialWork) + 255) / 256 * 256;
 namespace detail {
 
 size_t spatialScratchBytes() { return kCoopOffset + sizeof(CoopScratch); }
+
+SpatialDevice spatialDevice() {
+  static_assert(kCoopInstances == int(std::tuple_size_v<decltype(SpatialDevice::coopBlocksPerSm)>),
+                "SpatialDevice: one occupancy entry per cooperative instance");
+  SpatialDevice d;
+  int device = 0;
+  VP_CUDA_CHECK(cudaGetDevice(&device));
+  VP_CUDA_CHECK(cudaDeviceGetAttribute(&d.smCount, cudaDevAttrMultiProcessorCount, device));
+  for (int i = 0; i < kCoopInstances; ++i)
+    VP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &d.coopBlocksPerSm[size_t(i)], reinterpret_cast<const void*>(kCoopKernels[i]), kCoopThreads, 0));
+  return d;
+}
 
 namespace {
 Frame frameOf(ConstRgbaView in, const KmeansParams& params) {
@@ -655,8 +647,8 @@ Frame frameOf(ConstRgbaView in, const KmeansParams& params) {
 }  // namespace
 
 void kmeansSpatialGpuLaunches(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* state,
-                              const KmeansParams& params, void* scratch, int smCount, cudaStream_t stream,
-                              const KmeansState* warmFrom) {
+                              const KmeansParams& params, void* scratch, const SpatialDevice& device,
+                              cudaStream_t stream, const KmeansState* warmFrom) {
   SpatialWork* const w = static_cast<SpatialWork*>(scratch);
   const Frame f = frameOf(in, params);
   if (params.init == KmeansInit::KmeansPlusPlus)
@@ -666,7 +658,7 @@ void kmeansSpatialGpuLaunches(ConstRgbaView in, RgbaView out, uint8_t* labels, K
   VP_CUDA_CHECK_LAUNCH();
   // Eight blocks per SM, fewer for small frames (a block's 8 warps take a segment each).
   const int grid =
-      int(std::max<uint64_t>(1, std::min<uint64_t>(uint64_t(smCount) * 8, (f.segments + 7) / 8)));
+      int(std::max<uint64_t>(1, std::min<uint64_t>(uint64_t(device.smCount) * 8, (f.segments + 7) / 8)));
   const int bucket = km::clusterBucket(params.k);
   if (bucket == 4)
     launchFrame<4>(f, out, labels, params, w, grid, stream);
@@ -681,10 +673,10 @@ void kmeansSpatialGpuLaunches(ConstRgbaView in, RgbaView out, uint8_t* labels, K
 }
 
 void kmeansSpatialGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* state,
-                      const KmeansParams& params, void* scratch, int smCount, cudaStream_t stream,
-                      const KmeansState* warmFrom) {
+                      const KmeansParams& params, void* scratch, const SpatialDevice& device,
+                      cudaStream_t stream, const KmeansState* warmFrom) {
   const int index = coopIndex(params.k);
-  const int perSm = coopBlocksPerSm(index);
+  const int perSm = device.coopBlocksPerSm[size_t(index)];
   if (perSm < 1) throw std::runtime_error("kmeans: the spatial kernel does not fit on this device");
   CoopArgs a;
   a.in = in;
@@ -706,7 +698,7 @@ void kmeansSpatialGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansSta
     launchKmeansPlusPlus(in, state, params.k, params.seed, stream);
   // Every block resident (the grid barrier), and no more blocks than give each warp a step.
   const uint64_t wanted = (uint64_t(a.steps) + kCoopWarps - 1) / kCoopWarps;
-  const int grid = int(std::max<uint64_t>(1, std::min<uint64_t>(uint64_t(smCount) * perSm, wanted)));
+  const int grid = int(std::max<uint64_t>(1, std::min<uint64_t>(uint64_t(device.smCount) * perSm, wanted)));
   void* args[] = {&a};
   VP_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kCoopKernels[index]), dim3(grid),
                                             dim3(kCoopThreads), args, 0, stream));

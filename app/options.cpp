@@ -382,8 +382,9 @@ void applyConfigText(const std::string& tomlText, Options& out) {
 }
 
 bool parseOptions(int argc, const char* const* argv, Options& out, int& exitCode) {
-  CLI::App app{"vidproc: real-time video filters on CUDA (K-means and SLIC segmentation, box, Gaussian and median "
-               "blurs, Sobel edges) for files, webcams and live streams, with bit-exact CPU twins",
+  // The filter list comes from the registry, so a new filter's folder keeps it true.
+  CLI::App app{"vidproc: real-time video filters on CUDA (" + filterNames(", ") +
+                   ") for files, webcams and live streams, each with a bit-exact CPU twin",
                "vidproc"};
   EnumStrings e;
   buildCli(app, out, e);

@@ -16,8 +16,16 @@
 namespace vp {
 
 struct BoxBlurWorkspaceAccess {
-  static const DevicePitchedBuffer& sums(const BoxBlurWorkspace& ws) { return ws.sums_; }
-  static const DeviceImage& pingPong(const BoxBlurWorkspace& ws) { return ws.pingPong_; }
+  // The buffers, allocated for the largest frame at their first use.
+  static ImageView<ushort4> sums(BoxBlurWorkspace& ws, int width, int height) {
+    if (!ws.sums_.get())
+      ws.sums_ = DevicePitchedBuffer(size_t(ws.maxWidth_) * sizeof(ushort4), size_t(ws.maxHeight_));
+    return {static_cast<ushort4*>(ws.sums_.get()), ws.sums_.pitch(), width, height};
+  }
+  static RgbaView pingPong(BoxBlurWorkspace& ws, int width, int height) {
+    if (ws.pingPong_.width() == 0) ws.pingPong_ = DeviceImage(ws.maxWidth_, ws.maxHeight_);
+    return {ws.pingPong_.view().data, ws.pingPong_.pitch(), width, height};
+  }
   static size_t columnShared(const BoxBlurWorkspace& ws) { return ws.columnSharedBytes_; }
   static bool pdl(const BoxBlurWorkspace& ws) { return ws.pdl_; }
   static int smCount(const BoxBlurWorkspace& ws) { return ws.smCount_; }
@@ -37,8 +45,6 @@ BoxBlurWorkspace::BoxBlurWorkspace(int maxWidth, int maxHeight) : maxWidth_(maxW
   if (blur::columnSmemBytes(maxHeight, 1) > columnSharedBytes_ || blur::rowSmemBytes(maxWidth) > rowShared)
     throw std::invalid_argument("BoxBlurWorkspace: " + std::to_string(maxWidth) + "x" +
                                 std::to_string(maxHeight) + " needs more shared memory than this device has");
-  sums_ = DevicePitchedBuffer(size_t(maxWidth) * sizeof(ushort4), size_t(maxHeight));
-  pingPong_ = DeviceImage(maxWidth, maxHeight);
 }
 
 namespace {
@@ -47,10 +53,9 @@ namespace {
 void runPolicy(ConstRgbaView in, RgbaView out, const BlurParams& params, const BoxBlurPolicy& policy,
                BoxBlurWorkspace& ws, cudaStream_t stream) {
   const int w = in.width, h = in.height, r = params.radius;
-  const DevicePitchedBuffer& sumsBuffer = BoxBlurWorkspaceAccess::sums(ws);
-  const ImageView<ushort4> sums{static_cast<ushort4*>(sumsBuffer.get()), sumsBuffer.pitch(), w, h};
-  const DeviceImage& pp = BoxBlurWorkspaceAccess::pingPong(ws);
-  const RgbaView pingPong{pp.view().data, pp.pitch(), w, h};
+  const ImageView<ushort4> sums =
+      policy.pass == BlurPass::Fused ? ImageView<ushort4>{} : BoxBlurWorkspaceAccess::sums(ws, w, h);
+  const RgbaView pingPong = params.passes > 1 ? BoxBlurWorkspaceAccess::pingPong(ws, w, h) : RgbaView{};
   const bool pdl = BoxBlurWorkspaceAccess::pdl(ws);
   ConstRgbaView src = in;
   for (int pass = 0; pass < params.passes; ++pass) {

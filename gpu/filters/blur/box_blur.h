@@ -32,8 +32,10 @@ struct BlurParams {
   BorderMode border = BorderMode::Replicate;
 };
 
-// Device scratch for boxBlurGpu, sized once for the largest frame: the column sums
-// (ushort4 per pixel: R, G, B sums and alpha) and a ping-pong image for passes > 1.
+// Device scratch for boxBlurGpu, for frames up to the largest: the column sums (ushort4 per
+// pixel: R, G, B sums and alpha) of the two-pass configurations and a ping-pong image for
+// passes > 1. Each is allocated, for the largest frame, by the first call that needs it: a
+// one-pass fused blur (the default radius) never does, which saves 100 MB per stream at 4K.
 class BoxBlurWorkspace {
  public:
   // Throws std::invalid_argument for sizes outside 1..kMaxBlurDimension (or beyond
@@ -51,15 +53,16 @@ class BoxBlurWorkspace {
   friend struct BoxBlurWorkspaceAccess;
   int maxWidth_ = 0;              // pixels
   int maxHeight_ = 0;             // pixels
-  DevicePitchedBuffer sums_;      // ushort4 per pixel: vertical window sums + alpha
-  DeviceImage pingPong_;          // intermediate image between passes
+  DevicePitchedBuffer sums_;      // ushort4 per pixel: vertical window sums + alpha (empty until needed)
+  DeviceImage pingPong_;          // intermediate image between passes (empty until needed)
   size_t columnSharedBytes_ = 0;  // bytes of dynamic shared memory a whole-column block may use
   bool pdl_ = false;              // device supports programmatic dependent launch (sm_90+)
   int smCount_ = 1;               // multiprocessors: the fused pass sizes its grid by them
 };
 
 // Blurs `in` into `out` (same size, must not overlap) on `stream` with the passes
-// selectBoxBlurPolicy chooses (box_blur_policy.h). Asynchronous; no allocation. Throws std::invalid_argument
+// selectBoxBlurPolicy chooses (box_blur_policy.h). Asynchronous; allocates only the
+// workspace's buffers a configuration uses for the first time (see above). Throws std::invalid_argument
 // for bad parameters, sizes larger than the workspace, mismatched or overlapping views; vp::CudaError when a
 // launch fails.
 void boxBlurGpu(ConstRgbaView in, RgbaView out, const BlurParams& params, BoxBlurWorkspace& ws,

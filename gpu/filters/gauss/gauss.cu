@@ -117,7 +117,12 @@ void launchTwoPass(ConstRgbaView in, RgbaView out, ImageView<ushort4> sums, Bord
 }  // namespace gauss
 
 struct GaussWorkspaceAccess {
-  static const DevicePitchedBuffer& sums(const GaussWorkspace& ws) { return ws.sums_; }
+  // The two-pass path's row sums, allocated for the largest frame at their first use.
+  static ImageView<ushort4> sums(GaussWorkspace& ws, int width, int height) {
+    if (!ws.sums_.get())
+      ws.sums_ = DevicePitchedBuffer(size_t(ws.maxWidth_) * sizeof(ushort4), size_t(ws.maxHeight_));
+    return {static_cast<ushort4*>(ws.sums_.get()), ws.sums_.pitch(), width, height};
+  }
   static size_t sharedOptin(const GaussWorkspace& ws) { return ws.sharedOptin_; }
   static bool pdl(const GaussWorkspace& ws) { return ws.pdl_; }
   static bool tensorCores(const GaussWorkspace& ws) { return ws.tensorCores_; }
@@ -145,7 +150,6 @@ GaussWorkspace::GaussWorkspace(int maxWidth, int maxHeight) : maxWidth_(maxWidth
   sharedOptin_ = gauss::prepareKernels(size_t(optin));
   if (gauss::RowLayout(kMaxGaussRadius, gauss::kRowTileRows[2]).bytes() > sharedOptin_)
     throw std::invalid_argument("GaussWorkspace: this device has too little shared memory per block");
-  sums_ = DevicePitchedBuffer(size_t(maxWidth) * sizeof(ushort4), size_t(maxHeight));
 }
 
 GaussPath GaussWorkspace::path(double sigma) const {
@@ -175,8 +179,7 @@ void run(ConstRgbaView in, RgbaView out, const GaussParams& params, const GaussP
   } else if (path == GaussPath::Fused) {
     gauss::launchFused(in, out, params.border, rowTaps, columnTaps, stream);
   } else {
-    const DevicePitchedBuffer& buffer = GaussWorkspaceAccess::sums(ws);
-    const ImageView<ushort4> sums{static_cast<ushort4*>(buffer.get()), buffer.pitch(), in.width, in.height};
+    const ImageView<ushort4> sums = GaussWorkspaceAccess::sums(ws, in.width, in.height);
     gauss::launchTwoPass(in, out, sums, params.border, rowTaps, columnTaps, optin, GaussWorkspaceAccess::pdl(ws),
                          stream);
   }

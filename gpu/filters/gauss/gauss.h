@@ -40,8 +40,10 @@
 
 namespace vp {
 
-// Device scratch for gaussGpu, sized once for the largest frame: the two-pass path's row
-// sums (ushort4 per pixel: R, G, B to 7 fractional bits, alpha), and the taps of the last
+// Device scratch for gaussGpu, for frames up to the largest: the two-pass path's row sums
+// (ushort4 per pixel: R, G, B to 7 fractional bits, alpha; allocated for the largest frame
+// by the first two-pass call, so the one-kernel sigmas never hold them: 66 MB per stream at
+// 4K), and the taps of the last
 // sigma (host memory, recomputed only when sigma changes). One per stream: calls on one
 // workspace must be ordered (one stream, or one after another).
 class GaussWorkspace {
@@ -61,7 +63,7 @@ class GaussWorkspace {
   friend struct GaussWorkspaceAccess;
   int maxWidth_ = 0;        // pixels
   int maxHeight_ = 0;       // pixels
-  DevicePitchedBuffer sums_;  // ushort4 per pixel: the row pass's output (two-pass path)
+  DevicePitchedBuffer sums_;  // ushort4 per pixel: the row pass's output (two-pass path; empty until needed)
   size_t sharedOptin_ = 0;  // bytes of dynamic shared memory a block may use on this device
   bool pdl_ = false;        // programmatic dependent launch (sm_90+): column kernel overlaps the row kernel's tail
   bool tensorCores_ = false;  // sm_80+: integer mma (the Mma path)
@@ -71,8 +73,8 @@ class GaussWorkspace {
   gauss::MmaTaps mmaTaps_;  // makeMmaTaps(rowTaps_, columnTaps_)
 };
 
-// Blurs `in` into `out` (same size, must not overlap) on `stream`. Asynchronous; no
-// allocation, no host synchronisation. Throws std::invalid_argument for a sigma outside
+// Blurs `in` into `out` (same size, must not overlap) on `stream`. Asynchronous; no host
+// synchronisation; allocates only the row sums, at the workspace's first two-pass call. Throws std::invalid_argument for a sigma outside
 // kMinGaussSigma..kMaxGaussSigma (or not finite), an unknown border, sizes larger than the
 // workspace, mismatched, misaligned or overlapping views; vp::CudaError when a launch fails.
 void gaussGpu(ConstRgbaView in, RgbaView out, const GaussParams& params, GaussWorkspace& ws,

@@ -62,9 +62,9 @@ class BoxBlurWorkspace {
 
 // Blurs `in` into `out` (same size, must not overlap) on `stream` with the passes
 // selectBoxBlurPolicy chooses (box_blur_policy.h). Asynchronous; allocates only the
-// workspace's buffers a configuration uses for the first time (see above). Throws std::invalid_argument
-// for bad parameters, sizes larger than the workspace, mismatched or overlapping views; vp::CudaError when a
-// launch fails.
+// workspace's buffers a configuration uses for the first time (see above). Throws
+// std::invalid_argument for bad parameters, sizes larger than the workspace, mismatched or
+// overlapping views; vp::CudaError when a launch fails.
 void boxBlurGpu(ConstRgbaView in, RgbaView out, const BlurParams& params, BoxBlurWorkspace& ws,
                 cudaStream_t stream);
 

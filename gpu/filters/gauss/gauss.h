@@ -43,8 +43,7 @@ namespace vp {
 // Device scratch for gaussGpu, for frames up to the largest: the two-pass path's row sums
 // (ushort4 per pixel: R, G, B to 7 fractional bits, alpha; allocated for the largest frame
 // by the first two-pass call, so the one-kernel sigmas never hold them: 66 MB per stream at
-// 4K), and the taps of the last
-// sigma (host memory, recomputed only when sigma changes). One per stream: calls on one
+// 4K), and the taps of the last sigma (host memory, recomputed only when sigma changes). One per stream: calls on one
 // workspace must be ordered (one stream, or one after another).
 class GaussWorkspace {
  public:
@@ -74,9 +73,10 @@ class GaussWorkspace {
 };
 
 // Blurs `in` into `out` (same size, must not overlap) on `stream`. Asynchronous; no host
-// synchronisation; allocates only the row sums, at the workspace's first two-pass call. Throws std::invalid_argument for a sigma outside
-// kMinGaussSigma..kMaxGaussSigma (or not finite), an unknown border, sizes larger than the
-// workspace, mismatched, misaligned or overlapping views; vp::CudaError when a launch fails.
+// synchronisation; allocates only the row sums, at the workspace's first two-pass call.
+// Throws std::invalid_argument for a sigma outside kMinGaussSigma..kMaxGaussSigma (or not
+// finite), an unknown border, sizes larger than the workspace, mismatched, misaligned or
+// overlapping views; vp::CudaError when a launch fails.
 void gaussGpu(ConstRgbaView in, RgbaView out, const GaussParams& params, GaussWorkspace& ws,
               cudaStream_t stream);
 

@@ -341,8 +341,8 @@ void kmeansGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* sta
   detail::checkKmeansArgs(in, out, params);
   if (state == nullptr) throw std::invalid_argument("kmeans: null state");
   if (params.spatial > 0.f)
-    return detail::kmeansSpatialGpu(in, out, labels, state, params, ws.spatialScratch_.get(), ws.spatialDevice_, stream,
-                                    warmFrom);
+    return detail::kmeansSpatialGpu(in, out, labels, state, params, ws.spatialScratch_.get(),
+                                    ws.spatialDevice_, stream, warmFrom);
   const KmeansPolicy policy = ws.policy(in.width, in.height, params.k);
   const int index = instanceIndex(policy.blockThreads, bucketOf(params.k));
   if (index < 0 || policy.sumSlots < 1 || policy.sumSlots > kMaxSumSlots)

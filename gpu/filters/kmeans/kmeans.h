@@ -94,8 +94,7 @@ constexpr int kMaxSumSlots = 4;  // copies of the per-cluster sums a policy may 
 // accumulator, the barrier's arrival counter and the finished-block counter (left zeroed by
 // every launch), plus the occupancy of each kernel instance (spatial ones included) on the
 // current device. `load` says whether the launches share the GPU with other streams'
-// kernels (kmeans_policy.h).
-// Not for concurrent use on two streams.
+// kernels (kmeans_policy.h). Not for concurrent use on two streams.
 class KmeansWorkspace {
  public:
   explicit KmeansWorkspace(

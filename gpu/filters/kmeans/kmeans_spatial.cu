@@ -621,6 +621,7 @@ namespace detail {
 
 size_t spatialScratchBytes() { return kCoopOffset + sizeof(CoopScratch); }
 
+// The cooperative grid must be co-resident for its grid barrier: it is sized by these.
 SpatialDevice spatialDevice() {
   static_assert(kCoopInstances == int(std::tuple_size_v<decltype(SpatialDevice::coopBlocksPerSm)>),
                 "SpatialDevice: one occupancy entry per cooperative instance");

@@ -310,11 +310,10 @@ KmeansWorkspace::KmeansWorkspace(KmeansLoad load)
     : load_(load),
       scratch_(sizeof(Scratch)),
       spatialScratch_(detail::spatialScratchBytes()),
-      spatialDevice_(detail::spatialDevice()) {
+      device_(detail::spatialDevice()) {
   VP_CUDA_CHECK(cudaMemset(scratch_.get(), 0, sizeof(Scratch)));
   int device = 0, cooperative = 0;
   VP_CUDA_CHECK(cudaGetDevice(&device));
-  VP_CUDA_CHECK(cudaDeviceGetAttribute(&smCount_, cudaDevAttrMultiProcessorCount, device));
   VP_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
   VP_CUDA_CHECK(cudaDeviceGetAttribute(&sharedOptin_, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   VP_CUDA_CHECK(cudaDeviceGetAttribute(&sharedPerSm_, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
@@ -342,7 +341,7 @@ void kmeansGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* sta
   if (state == nullptr) throw std::invalid_argument("kmeans: null state");
   if (params.spatial > 0.f)
     return detail::kmeansSpatialGpu(in, out, labels, state, params, ws.spatialScratch_.get(),
-                                    ws.spatialDevice_, stream, warmFrom);
+                                    ws.device_, stream, warmFrom);
   const KmeansPolicy policy = ws.policy(in.width, in.height, params.k);
   const int index = instanceIndex(policy.blockThreads, bucketOf(params.k));
   if (index < 0 || policy.sumSlots < 1 || policy.sumSlots > kMaxSumSlots)
@@ -377,7 +376,7 @@ void kmeansGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* sta
   const int perSm =
       std::clamp(policy.blocksPerSm, 1, maxPerSm);  // co-resident: the grid barrier cannot deadlock
   const int grid =
-      int(std::min<uint64_t>(uint64_t(ws.smCount_) * perSm, (quads + inst.threads - 1) / inst.threads));
+      int(std::min<uint64_t>(uint64_t(ws.device_.smCount) * perSm, (quads + inst.threads - 1) / inst.threads));
   // Pixel cache: as many of a block's quads as fit beside its other shared memory without
   // lowering the blocks per SM (the barrier needs them co-resident).
   if (policy.pixelCache) {

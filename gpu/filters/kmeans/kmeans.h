@@ -81,7 +81,7 @@ struct KmeansState {
 };
 
 namespace detail {
-// The figures spatial K-means sizes its grids by (kmeansSpatialGpu below).
+// The current device's SM count and the spatial kernels' occupancy: what the grids are sized by.
 struct SpatialDevice {
   int smCount = 0;
   std::array<int, 4> coopBlocksPerSm{};  // each cooperative instance's resident blocks per SM (0: does not fit)
@@ -102,7 +102,7 @@ class KmeansWorkspace {
   KmeansLoad load() const { return load_; }
   // The configuration kmeansGpu runs for a width x height frame with k clusters.
   KmeansPolicy policy(int width, int height, int k) const {
-    return selectKmeansPolicy(smCount_, width, height, k, load_);
+    return selectKmeansPolicy(device_.smCount, width, height, k, load_);
   }
 
  private:
@@ -112,8 +112,7 @@ class KmeansWorkspace {
   KmeansLoad load_;
   DeviceBuffer scratch_;
   DeviceBuffer spatialScratch_;  // spatial K-means (kmeans_spatial.cu)
-  detail::SpatialDevice spatialDevice_;
-  int smCount_ = 0;
+  detail::SpatialDevice device_;  // the SM count (every kernel's grid) and the spatial kernels' occupancy
   int sharedOptin_ = 0, sharedPerSm_ = 0, sharedReserved_ = 0;  // shared memory per block / SM, bytes
   int staticShared_[kKernelInstances] = {};                     // each instance's static shared memory, bytes
   int maxBlocksPerSm_[kKernelInstances] = {};                   // each instance's occupancy; 0: does not fit

@@ -75,8 +75,7 @@ BENCHMARK(BM_KmeansGpu)
 
 // Spatial (RGBXY) K-means, `kmeans=...:spatial=W`: the targets are 1080p and 4K, k 8, 20
 // iterations (epsilon 0: every iteration runs). Args: width, height, k, maxIterations, W x 100.
-// BM_KmeansSpatialGpu: what kmeansGpu runs (the cooperative kernel); BM_KmeansSpatialGpuLaunches:
-// the multi-launch path on the same frames, kept until the two are compared.
+// BM_KmeansSpatialGpu: what kmeansGpu runs (the cooperative kernel).
 KmeansParams spatialParams(const benchmark::State& st) {
   KmeansParams p;
   p.k = int(st.range(2));
@@ -103,23 +102,6 @@ void BM_KmeansSpatialGpu(benchmark::State& st) {
   if (!timingTag().empty()) st.SetLabel(timingTag().substr(1));
 }
 BENCHMARK(BM_KmeansSpatialGpu)->Apply(spatialArgs);
-
-void BM_KmeansSpatialGpuLaunches(benchmark::State& st) {
-  if (skipWithoutGpu(st)) return;
-  const int w = int(st.range(0)), h = int(st.range(1));
-  const KmeansParams p = spatialParams(st);
-  const detail::SpatialDevice device = detail::spatialDevice();
-  DeviceImage in = upload(natural(w, h)), out(w, h);
-  DeviceBuffer labels(size_t(w) * h), state(sizeof(KmeansState)), scratch(detail::spatialScratchBytes());
-  Stream s;
-  timeCudaLoop(st, s, [&](cudaStream_t stream) {
-    detail::kmeansSpatialGpuLaunches(in.view(), out.view(), labels.as<uint8_t>(), state.as<KmeansState>(), p,
-                                     scratch.get(), device, stream, nullptr);
-  });
-  setRates(st, double(w) * h, p.maxIterations);
-  if (!timingTag().empty()) st.SetLabel(timingTag().substr(1));
-}
-BENCHMARK(BM_KmeansSpatialGpuLaunches)->Apply(spatialArgs);
 
 // Automatic K (kmeans_auto.h): choosing K in kmin..kmax on a 1080p frame (target <= 2 ms),
 // and the per-frame score of a frame's centres. Args: kmin, kmax (kmax 0: the score alone).

@@ -1,7 +1,7 @@
 // Spatial (RGBXY) K-means (kmeans.h, `kmeans=...:spatial=W`): the CPU twin against the
 // independent double-precision reference (support/segmentation_reference.h), its effect on
-// segment borders, and both GPU paths (the cooperative kernel kmeansGpu runs and the
-// multi-launch one, detail::kmeansSpatialGpuLaunches) against the twin bit for bit.
+// segment borders, and the GPU's cooperative kernel (through kmeansGpu and through its entry
+// point on a caller's scratch) against the twin bit for bit.
 #include "gpu/cuda/cuda_check.h"
 #include "gpu/filters/kmeans/kmeans.h"
 #include "gpu/filters/kmeans/kmeans_filter.h"
@@ -198,27 +198,22 @@ struct SpatialCase {
   float epsilon;
 };
 
-using SpatialEntry = void (*)(ConstRgbaView, RgbaView, uint8_t*, KmeansState*, const KmeansParams&, void*,
-                              const detail::SpatialDevice&, cudaStream_t, const KmeansState*);
-
-// One of the spatial entry points directly (support/kmeans_cases.h's runGpuWith), on the
-// given scratch (detail::spatialScratchBytes()).
-Result runSpatialEntry(SpatialEntry entry, const HostImage& img, const KmeansParams& p, const KmeansState& initial,
-                       void* scratch, KmeansState* fromAfter = nullptr) {
+// The spatial entry point directly (support/kmeans_cases.h's runGpuWith), on the given
+// scratch (detail::spatialScratchBytes()).
+Result runSpatialEntry(const HostImage& img, const KmeansParams& p, const KmeansState& initial, void* scratch) {
   const detail::SpatialDevice device = detail::spatialDevice();
-  return runGpuWith(
-      img, initial,
-      [&](ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* state, cudaStream_t stream,
-          const KmeansState* warm) { entry(in, out, labels, state, p, scratch, device, stream, warm); },
-      fromAfter);
+  return runGpuWith(img, initial,
+                    [&](ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* state, cudaStream_t stream,
+                        const KmeansState* warm) {
+                      detail::kmeansSpatialGpu(in, out, labels, state, p, scratch, device, stream, warm);
+                    });
 }
 
 class KmeansSpatialGpuVsCpu : public testing::TestWithParam<SpatialCase> {};
 
-// Both paths against one twin run: the cooperative kernel through kmeansGpu (the filter's
-// call), the multi-launch path through its entry point. Each runs twice on its scratch
-// (plain, then warm from another state when the case is warm), so the second run also
-// checks what the first left in the scratch.
+// The cooperative kernel through kmeansGpu (the filter's call) against one twin run, twice
+// on the workspace's scratch (plain, then warm from another state when the case is warm), so
+// the second run also checks what the first left in the scratch.
 TEST_P(KmeansSpatialGpuVsCpu, Identical) {
   VP_REQUIRE_GPU();
   const SpatialCase& c = GetParam();
@@ -227,32 +222,23 @@ TEST_P(KmeansSpatialGpuVsCpu, Identical) {
   const KmeansState initial = spreadState(c.w, c.h);
   const Result want = runCpu(img, p, initial);
   KmeansWorkspace ws;
-  DeviceBuffer scratch(detail::spatialScratchBytes());
-  for (const bool launches : {false, true}) {
-    SCOPED_TRACE(launches ? "multi-launch path" : "cooperative path");
-    auto run = [&](KmeansState* fromAfter) {
-      return launches ? runSpatialEntry(detail::kmeansSpatialGpuLaunches, img, p, initial, scratch.get(), fromAfter)
-                      : runGpu(img, p, initial, ws, fromAfter);
-    };
-    const Result got = run(nullptr);
-    expectSame(got, want, c.k);
-    expectSamePositions(got, want, c.k);
-    // As the pipeline runs it: the warm centres read from another state (kmeansGpu's warmFrom).
-    if (c.init == KmeansInit::Warm) {
-      KmeansState fromAfter;
-      const Result piped = run(&fromAfter);
-      expectSame(piped, want, c.k);
-      expectSamePositions(piped, want, c.k);
-    } else {
-      expectSame(run(nullptr), want, c.k);
-    }
+  const Result got = runGpu(img, p, initial, ws);
+  expectSame(got, want, c.k);
+  expectSamePositions(got, want, c.k);
+  // As the pipeline runs it: the warm centres read from another state (kmeansGpu's warmFrom).
+  if (c.init == KmeansInit::Warm) {
+    KmeansState fromAfter;
+    const Result piped = runGpu(img, p, initial, ws, &fromAfter);
+    expectSame(piped, want, c.k);
+    expectSamePositions(piped, want, c.k);
+  } else {
+    expectSame(runGpu(img, p, initial, ws), want, c.k);
   }
 }
 
-// The scratch holds anything at first (a new workspace's device memory): the cooperative
-// kernel clears its part before use and leaves it cleared; the two paths share one scratch
-// in disjoint parts, so alternating them changes nothing.
-TEST(KmeansSpatialGpu, DirtyAndSharedScratch) {
+// A scratch holding anything (initialised) at first: the kernel clears it before use and
+// leaves it cleared, so later calls on it give the same result.
+TEST(KmeansSpatialGpu, DirtyScratch) {
   VP_REQUIRE_GPU();
   const int w = 333, h = 187, k = 8;
   const HostImage& img = input(w, h, Input::Natural);
@@ -260,9 +246,9 @@ TEST(KmeansSpatialGpu, DirtyAndSharedScratch) {
   const Result want = runCpu(img, p, KmeansState{});
   DeviceBuffer scratch(detail::spatialScratchBytes());
   VP_CUDA_CHECK(cudaMemset(scratch.get(), 0x5A, detail::spatialScratchBytes()));
-  for (SpatialEntry entry : {detail::kmeansSpatialGpu, detail::kmeansSpatialGpuLaunches, detail::kmeansSpatialGpu,
-                             detail::kmeansSpatialGpu}) {
-    const Result got = runSpatialEntry(entry, img, p, KmeansState{}, scratch.get());
+  for (int call = 0; call < 3; ++call) {
+    SCOPED_TRACE("call " + std::to_string(call));
+    const Result got = runSpatialEntry(img, p, KmeansState{}, scratch.get());
     expectSame(got, want, k);
     expectSamePositions(got, want, k);
   }

@@ -312,6 +312,9 @@ KmeansWorkspace::KmeansWorkspace(KmeansLoad load)
       spatialScratch_(detail::spatialScratchBytes()),
       device_(detail::spatialDevice()) {
   VP_CUDA_CHECK(cudaMemset(scratch_.get(), 0, sizeof(Scratch)));
+  // The spatial kernel clears a scratch it did not leave zeroed itself; cleared here, its
+  // first launch reads initialised memory (compute-sanitizer's initcheck).
+  VP_CUDA_CHECK(cudaMemset(spatialScratch_.get(), 0, detail::spatialScratchBytes()));
   int device = 0, cooperative = 0;
   VP_CUDA_CHECK(cudaGetDevice(&device));
   VP_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));

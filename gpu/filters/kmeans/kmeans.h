@@ -174,19 +174,15 @@ void checkKmeansArgs(ConstRgbaView in, RgbaView out, const KmeansParams& params)
 // state->positions[0..k).
 void launchKmeansPlusPlus(ConstRgbaView in, KmeansState* state, int k, uint64_t seed, cudaStream_t stream);
 // Spatial K-means (params.spatial > 0), called by kmeansGpu / kmeansCpu after their checks.
-// The GPU has two paths with the same results on one scratch of spatialScratchBytes() (device
-// memory, any initial contents): kmeansSpatialGpu, one persistent cooperative kernel per
-// frame (the one kmeansGpu runs), and kmeansSpatialGpuLaunches, 2 * maxIterations + 3
-// stream-ordered launches. Both are kept until they are timed against each other
-// (docs/design/kmeans.md); `device`: the current device's figures, from spatialDevice().
+// kmeansSpatialGpu: one persistent cooperative kernel per frame on a scratch of
+// spatialScratchBytes() (device memory, any initialised contents: a scratch the kernel did
+// not leave zeroed is cleared by the call; calls on one scratch must follow one another);
+// `device`: the current device's figures, from spatialDevice().
 size_t spatialScratchBytes();
 SpatialDevice spatialDevice();  // queries the current device; throws vp::CudaError
 void kmeansSpatialGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* state,
                       const KmeansParams& params, void* scratch, const SpatialDevice& device,
                       cudaStream_t stream, const KmeansState* warmFrom);
-void kmeansSpatialGpuLaunches(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* state,
-                              const KmeansParams& params, void* scratch, const SpatialDevice& device,
-                              cudaStream_t stream, const KmeansState* warmFrom);
 void kmeansSpatialCpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState& state,
                       const KmeansParams& params, KmeansCpuScratch& scratch);
 // k-means++ seeding on the host (kmeans_cpu.cpp): k centres' colours and their sample

@@ -1,9 +1,7 @@
 // SLIC timings: GPU time by CUDA events around one call (init, every round, connectivity,
 // the mean-colour paint: the whole element), input already in device memory (RGBA8
 // pitched); the CPU twin in real time. Bytes processed = the RGBA image read once and
-// written once per call, as the other filters count them. BM_SlicGpu times slicGpu (the
-// persistent kernel), BM_SlicGpuKernelPerPhase the former form on the same sizes, until
-// the H200 measurement keeps one. Targets (docs/design/slic.md): 1080p N=1000 10
+// written once per call, as the other filters count them. Targets (docs/design/slic.md): 1080p N=1000 10
 // iterations <= 500 us, 4K <= 2 ms on the H200.
 #include "gpu/filters/slic/slic.h"
 #include "support/cuda_bench.h"
@@ -24,11 +22,8 @@ SlicParams paramsOf(const benchmark::State& state) {
   return p;
 }
 
-using SlicGpuCall = void (*)(ConstRgbaView, RgbaView, SegmentView, const SlicParams&, SlicWorkspace&,
-                             cudaStream_t);
-
-// One call of `slic`. Args: w, h, superpixels, iterations, view (0 colour, 2 boundaries).
-void timeSlicGpu(benchmark::State& state, SlicGpuCall slic) {
+// One slicGpu call. Args: w, h, superpixels, iterations, view (0 colour, 2 boundaries).
+void BM_SlicGpu(benchmark::State& state) {
   if (skipWithoutGpu(state)) return;
   const int w = int(state.range(0)), h = int(state.range(1));
   const SlicParams p = paramsOf(state);
@@ -37,13 +32,10 @@ void timeSlicGpu(benchmark::State& state, SlicGpuCall slic) {
   DeviceImage out(w, h);
   SlicWorkspace ws(w, h);
   Stream stream;
-  timeCudaLoop(state, stream, [&](cudaStream_t s) { slic(in.view(), out.view(), view, p, ws, s); });
+  timeCudaLoop(state, stream, [&](cudaStream_t s) { slicGpu(in.view(), out.view(), view, p, ws, s); });
   setImageBytes(state, w, h);
   if (!timingTag().empty()) state.SetLabel(timingTag().substr(1));
 }
-
-void BM_SlicGpu(benchmark::State& state) { timeSlicGpu(state, slicGpu); }
-void BM_SlicGpuKernelPerPhase(benchmark::State& state) { timeSlicGpu(state, detail::slicGpuKernelPerPhase); }
 
 void slicGpuSizes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"w", "h", "n", "iterations", "view"})
@@ -57,7 +49,6 @@ void slicGpuSizes(benchmark::internal::Benchmark* b) {
       ->Unit(benchmark::kMicrosecond);
 }
 BENCHMARK(BM_SlicGpu)->Apply(slicGpuSizes);
-BENCHMARK(BM_SlicGpuKernelPerPhase)->Apply(slicGpuSizes);
 
 void BM_SlicCpu(benchmark::State& state) {
   const int w = int(state.range(0)), h = int(state.range(1));

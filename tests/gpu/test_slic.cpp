@@ -385,16 +385,14 @@ TEST(SlicProcessor, CpuProcessorReportsTheRegionCount) {
 
 // ---- GPU: the twin's bytes ----
 
-// The GPU forms under test until the H200 measurement keeps one (slic.h, detail::):
-// slicGpu (the persistent kernel), the kernel-per-phase form, and the persistent kernel on
-// a capped grid, so that blocks take several items and items are tall (tall windows of
-// cells that overflow the shared slots on small cells).
+// The GPU runs under test: slicGpu, and its superpixel kernel on a capped grid
+// (detail::slicGpuPersistent), so that blocks take several items and items are tall (tall
+// windows of cells that overflow the shared slots on small cells).
 struct GpuPath {
   const char* name;
-  int blocks;  // -1: slicGpu; 0: kernel per phase; > 0: persistent on at most this many blocks
+  int blocks;  // -1: slicGpu; > 0: the superpixel kernel on at most this many blocks
 };
-constexpr GpuPath kDefaultPath{"slicGpu", -1}, kPerPhasePath{"kernel per phase", 0};
-const GpuPath kPaths[] = {kDefaultPath, kPerPhasePath};
+constexpr GpuPath kDefaultPath{"slicGpu", -1};
 
 struct GpuRun {
   HostImage out;
@@ -412,8 +410,6 @@ GpuRun runGpu(const HostImage& in, SegmentView view, const SlicParams& p, SlicWo
   Stream stream;
   if (path.blocks < 0)
     slicGpu(din.view(), dout.view(), view, p, ws, stream.get());
-  else if (path.blocks == 0)
-    detail::slicGpuKernelPerPhase(din.view(), dout.view(), view, p, ws, stream.get());
   else
     detail::slicGpuPersistent(din.view(), dout.view(), view, p, ws, stream.get(), path.blocks);
   VP_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
@@ -476,13 +472,13 @@ TEST(SlicGpu, MatchesCpuTwinByteForByte) {
       const SlicParams p = params(k.n, k.m, k.iterations);
       for (SegmentView view : {SegmentView::Colour, SegmentView::Labels, SegmentView::Boundaries}) {
         SCOPED_TRACE(describe(k.w, k.h, image, p) + " view " + std::to_string(int(view)));
-        expectTwin(in, view, p, ws, scratch, {kDefaultPath, kPerPhasePath});
+        expectTwin(in, view, p, ws, scratch, {kDefaultPath});
       }
     }
   }
 }
 
-// The persistent kernel on few blocks: several items a block, items up to 512 rows tall,
+// The superpixel kernel on few blocks: several items a block, items up to 512 rows tall,
 // windows of cells too large for the shared slots (small cells: runs go to the global
 // sums), items narrower than a block (frames not a multiple of 256 wide).
 TEST(SlicGpu, PersistentKernelOnFewBlocksMatchesCpuTwin) {
@@ -509,14 +505,11 @@ TEST(SlicGpu, SameResultOnEveryRun) {
   VP_REQUIRE_GPU();
   const HostImage in = test::makeRandom(1921, 1081, 8);  // fragmented superpixels: many unions and merges
   SlicWorkspace ws(1921, 1081);
-  for (const GpuPath& path : kPaths) {
-    SCOPED_TRACE(path.name);
-    const GpuRun a = runGpu(in, SegmentView::Colour, params(1000, 5.f, 10), ws, path);
-    for (int run = 0; run < 3; ++run) {
-      const GpuRun b = runGpu(in, SegmentView::Colour, params(1000, 5.f, 10), ws, path);
-      EXPECT_EQ(test::compare(a.out, b.out).differing, 0u);
-      EXPECT_EQ(a.regions, b.regions);
-    }
+  const GpuRun a = runGpu(in, SegmentView::Colour, params(1000, 5.f, 10), ws);
+  for (int run = 0; run < 3; ++run) {
+    const GpuRun b = runGpu(in, SegmentView::Colour, params(1000, 5.f, 10), ws);
+    EXPECT_EQ(test::compare(a.out, b.out).differing, 0u);
+    EXPECT_EQ(a.regions, b.regions);
   }
 }
 
@@ -531,7 +524,7 @@ TEST(SlicGpu, SmallerFrameInALargerWorkspace) {
     const SlicParams p = params(n, 5.f, 3);
     SlicCpuScratch scratch(w, h);
     SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
-    expectTwin(in, SegmentView::Colour, p, ws, scratch, {kDefaultPath, kPerPhasePath});
+    expectTwin(in, SegmentView::Colour, p, ws, scratch, {kDefaultPath});
   }
 }
 
@@ -544,9 +537,8 @@ TEST(SlicGpu, BadArgumentsAreRejected) {
                std::invalid_argument);
   EXPECT_THROW(slicGpu(a.view(), big.view(), SegmentView::Colour, SlicParams{}, ws, nullptr), std::invalid_argument);
   EXPECT_THROW(slicGpu(big.view(), other.view(), SegmentView::Colour, SlicParams{}, ws, nullptr), std::invalid_argument);
-  EXPECT_THROW(
-      detail::slicGpuKernelPerPhase(a.view(), b.view(), SegmentView::Colour, params(0, 10.f, 1), ws, nullptr),
-      std::invalid_argument);
+  EXPECT_THROW(detail::slicGpuPersistent(a.view(), b.view(), SegmentView::Colour, params(0, 10.f, 1), ws, nullptr),
+               std::invalid_argument);
   EXPECT_THROW(
       detail::slicGpuPersistent(a.view(), big.view(), SegmentView::Colour, SlicParams{}, ws, nullptr),
       std::invalid_argument);

@@ -1,7 +1,7 @@
 // SLIC on the GPU (slic.h has the contract, docs/design/slic.md the reasoning and the
-// estimates). Two forms give the same bytes; slicGpu runs the persistent one.
+// measurements).
 //
-// Persistent (iterateKernel, one cooperative launch for init, rounds and final assignment):
+// Superpixels (iterateKernel, one cooperative launch for init, rounds and final assignment):
 // the frame is cut into items of 256 pixel columns x itemRows rows, about one per block;
 // thread t of a block walks column x0 + t of its item top to bottom. Its cell column is
 // fixed, so its 3 x 3 candidate centres (colour, y and (x - cx)^2) stay in registers until
@@ -10,17 +10,14 @@
 // shuffle tree) into the block's 32-bit shared slots, one per cell of the item's window,
 // and the block adds its slots into the 64-bit centre sums once per item: about 60 global
 // atomics an item instead of ~6 per label and warp row. grid.sync after the sums and after
-// the centre update. Warps cover 32 aligned columns of one row, as the pixel kernels', so
-// the final assignment starts the union-find trees exactly as theirs does.
+// the centre update. Warps cover 32 aligned columns of one row, as the connectivity's pixel
+// kernels' do, so the runs the final assignment starts its union-find trees from are the
+// runs over which compress shares a root.
 //
-// Kernel per phase (detail::slicGpuKernelPerPhase): pixel kernels in 32 x 8 blocks, a
-// warp = 32 consecutive pixels of one row, sums added per warp by label before one 64-bit
-// atomic per label and value; initCentres, then assign + update per round.
-//
-// Connectivity (both forms): chunk kernels run 1024 threads over 1024 consecutive raster
-// indices. The persistent form launches them with programmatic dependent launch (sm_90),
-// lets one lane a run of equal labels find the root in compress, and scans the chunks in
-// the decide kernel's last block instead of a one-block launch.
+// Connectivity: pixel kernels in 32 x 8 blocks (a warp = 32 consecutive pixels of one row),
+// chunk kernels of 1024 threads over 1024 consecutive raster indices, launched with
+// programmatic dependent launch (sm_90); one lane a run of equal labels finds the root in
+// compress, and the decide kernel's last block scans the chunks.
 #include "gpu/cuda/cuda_check.h"
 #include "gpu/cuda/launch.cuh"
 #include "gpu/filters/slic/slic.h"
@@ -41,7 +38,7 @@ constexpr int kChunk = 1024;              // chunk kernels: threads = pixels per
 constexpr uint32_t kNone = 0xFFFFFFFFu;   // the label of a lane past the row's end
 constexpr unsigned kFullWarp = 0xFFFFFFFFu;
 
-// Persistent kernel: block = item width; one shared slot a thread for the item's flush.
+// Superpixel kernel: block = item width; one shared slot a thread for the item's flush.
 constexpr int kColumns = 256;
 constexpr int kSlots = kColumns;
 constexpr int kMaxItemRows = 512;          // keeps an item's 32-bit slot sums exact (below)
@@ -141,57 +138,6 @@ __device__ uint32_t blockExclusiveScan(uint32_t v, uint32_t* total) {
   return before;
 }
 
-__global__ void initCentres(ConstRgbaView in, Grid g, SlicCentre* centres, SlicSums* sums) {
-  const int c = int(blockIdx.x * blockDim.x + threadIdx.x);
-  if (c >= g.cols * g.rows) return;
-  centres[c] = slic::initialCentre(in, c, g.cols, g.rows);
-  sums[c] = SlicSums{};
-}
-
-// One assignment. kFinal = false: add each pixel to its centre's sums. kFinal = true: write
-// the superpixel map and start connectivity: parent = the first pixel of the pixel's run of
-// equal labels within its warp (so trees start shallow), link (component sizes) = 0.
-template <bool kFinal>
-__global__ void __launch_bounds__(kBlockX* kBlockY)
-    assignKernel(ConstRgbaView in, Grid g, const SlicCentre* centres, SlicSums* sums, uint32_t* label,
-                 uint32_t* parent, uint32_t* link) {
-  const int lane = int(threadIdx.x), x = int(blockIdx.x) * kBlockX + lane, y = int(blockIdx.y) * kBlockY + int(threadIdx.y);
-  if (y >= g.height) return;  // the whole warp: one row
-  const bool inside = x < g.width;
-  uchar4 p = make_uchar4(0, 0, 0, 0);
-  uint32_t l = kNone;
-  if (inside) {
-    p = in.at(x, y);
-    l = slic::nearestCentre(p, x, y, centres, g.width, g.height, g.cols, g.rows, g.weight);
-  }
-  if constexpr (!kFinal) {
-    const uint32_t peers = __match_any_sync(kFullWarp, l);
-    uint32_t v[6] = {p.x, p.y, p.z, inside ? uint32_t(x) : 0u, inside ? uint32_t(y) : 0u, inside ? 1u : 0u};
-    reducePeers(peers, lane, v);
-    if (inside && lane == __ffs(peers) - 1) {
-      addSums(sums[l], v);
-    }
-  } else {
-    const uint32_t left = __shfl_up_sync(kFullWarp, l, 1);
-    const uint32_t starts = __ballot_sync(kFullWarp, lane == 0 || left != l);
-    if (inside) {
-      const int start = 31 - __clz(starts & (kFullWarp >> (31 - lane)));  // the last run start <= lane
-      const size_t i = size_t(y) * size_t(g.width) + size_t(x);
-      label[i] = l;
-      parent[i] = uint32_t(i) - uint32_t(lane - start);
-      link[i] = 0;
-    }
-  }
-}
-
-// The new centres from the sums, and the sums zeroed for the next round.
-__global__ void updateCentres(int count, SlicCentre* centres, SlicSums* sums) {
-  const int c = int(blockIdx.x * blockDim.x + threadIdx.x);
-  if (c >= count) return;
-  slic::updateCentre(centres[c], sums[c]);
-  sums[c] = SlicSums{};
-}
-
 // The unions the warp runs left: across warp boundaries within a row, and with the pixel
 // above where it is not implied by the left neighbour's (same label to the left and up-left).
 __global__ void __launch_bounds__(kBlockX* kBlockY) unionKernel(Grid g, const uint32_t* label, uint32_t* parent) {
@@ -205,32 +151,26 @@ __global__ void __launch_bounds__(kBlockX* kBlockY) unionKernel(Grid g, const ui
   if (y > 0 && label[i - w] == l && !(sameLeft && label[i - w - 1] == l)) unite(parent, i, i - w);
 }
 
-// Every pixel to its root; each root's size (aggregated per warp) into link.
-// kShareRuns: only the first lane of a run of equal labels walks to the root, the others
-// take it from that lane: the final assignment made that lane their parent, and unions
-// only ever re-parent roots, so the run shares its root.
-template <bool kShareRuns>
+// Every pixel to its root; each root's size (aggregated per warp) into link. Only the first
+// lane of a run of equal labels walks to the root, the others take it from that lane: the
+// final assignment made that lane their parent, and unions only ever re-parent roots, so
+// the run shares its root.
 __global__ void __launch_bounds__(kBlockX* kBlockY)
     compressKernel(Grid g, const uint32_t* label, uint32_t* parent, uint32_t* link) {
   waitForPriorGrid();
   releaseNextGrid();
   const int lane = int(threadIdx.x), x = int(blockIdx.x) * kBlockX + lane, y = int(blockIdx.y) * kBlockY + int(threadIdx.y);
   if (y >= g.height) return;
-  uint32_t root = kNone;
   const bool inside = x < g.width;
   const uint32_t i = uint32_t(y) * uint32_t(g.width) + uint32_t(x);
-  if constexpr (kShareRuns) {
-    const uint32_t l = inside ? label[i] : kNone;
-    const uint32_t left = __shfl_up_sync(kFullWarp, l, 1);
-    const uint32_t starts = __ballot_sync(kFullWarp, lane == 0 || left != l);
-    const int start = 31 - __clz(starts & (kFullWarp >> (31 - lane)));  // the last run start <= lane
-    if (inside && start == lane) root = findRoot(parent, i);
-    root = __shfl_sync(kFullWarp, root, start);
-    if (inside) parent[i] = root;
-  } else if (inside) {
-    root = findRoot(parent, i);
-    parent[i] = root;
-  }
+  const uint32_t l = inside ? label[i] : kNone;
+  const uint32_t left = __shfl_up_sync(kFullWarp, l, 1);
+  const uint32_t starts = __ballot_sync(kFullWarp, lane == 0 || left != l);
+  const int start = 31 - __clz(starts & (kFullWarp >> (31 - lane)));  // the last run start <= lane
+  uint32_t root = kNone;
+  if (inside && start == lane) root = findRoot(parent, i);
+  root = __shfl_sync(kFullWarp, root, start);
+  if (inside) parent[i] = root;
   const uint32_t peers = __match_any_sync(kFullWarp, root);
   if (root != kNone && lane == __ffs(peers) - 1) atomicAdd(link + root, uint32_t(__popc(peers)));
 }
@@ -242,11 +182,11 @@ struct ScanArgs {
   uint32_t* chunkStart;
   SlicRegionSums* regionSums;
   SlicStats* stats;
-  uint32_t* decided;  // decideKernel<true>: blocks done
+  uint32_t* decided;  // decideKernel: blocks done
 };
 
 // One 1024-thread block: the chunks' exclusive prefix sums, the region count, zeroed region
-// sums. Counts read through L2: in decideKernel<true> other blocks wrote them.
+// sums. Counts read through L2: other blocks of decideKernel wrote them.
 __device__ void scanChunks(const ScanArgs& s) {
   uint32_t running = 0;
   for (int base = 0; base < s.chunks; base += kChunk) {
@@ -264,9 +204,8 @@ __device__ void scanChunks(const ScanArgs& s) {
 }
 
 // Per root: kept (pixel 0, or minRegion pixels or more): link = itself; else link = the
-// root of the pixel left of it (else above it). Per chunk: the number of kept roots.
-// kScan: the last block to finish scans the chunks (no one-block launch after it).
-template <bool kScan>
+// root of the pixel left of it (else above it). Per chunk: the number of kept roots; the
+// last block to finish scans the chunks (no one-block launch after it).
 __global__ void __launch_bounds__(kChunk)
     decideKernel(Grid g, const uint32_t* parent, uint32_t* link, uint32_t* chunkCount, ScanArgs scan) {
   waitForPriorGrid();
@@ -278,33 +217,25 @@ __global__ void __launch_bounds__(kChunk)
     link[i] = kept ? i : parent[i % uint32_t(g.width) > 0 ? i - 1 : i - uint32_t(g.width)];
   }
   const int count = __syncthreads_count(kept);
-  if constexpr (!kScan) {
-    if (threadIdx.x == 0) chunkCount[blockIdx.x] = uint32_t(count);
-  } else {
-    // The threadFenceReduction pattern: count, fence, arrive; the last arrival fences again
-    // before its block reads every count.
-    __shared__ bool last;
-    if (threadIdx.x == 0) {
-      chunkCount[blockIdx.x] = uint32_t(count);
-      __threadfence();
-      last = atomicAdd(scan.decided, 1u) == gridDim.x - 1;
-      if (last) __threadfence();
-    }
-    __syncthreads();
-    if (last) {
-      scanChunks(scan);
-      if (threadIdx.x == 0) *scan.decided = 0;  // for the next call (stream-ordered after this one)
-    }
+  // The threadFenceReduction pattern: count, fence, arrive; the last arrival fences again
+  // before its block reads every count.
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    chunkCount[blockIdx.x] = uint32_t(count);
+    __threadfence();
+    last = atomicAdd(scan.decided, 1u) == gridDim.x - 1;
+    if (last) __threadfence();
+  }
+  __syncthreads();
+  if (last) {
+    scanChunks(scan);
+    if (threadIdx.x == 0) *scan.decided = 0;  // for the next call (stream-ordered after this one)
   }
 }
 
-// One block: scanChunks, in the kernel-per-phase form.
-__global__ void __launch_bounds__(kChunk) scanKernel(ScanArgs scan) { scanChunks(scan); }
-
 // Per root: a merged one follows the merge links to its kept component (path splitting;
 // links only ever point to smaller roots, so the walk ends, and they only ever decrease);
-// a kept one gets its rank (its
-// order among the kept roots, in raster order) in label.
+// a kept one gets its rank (its order among the kept roots, in raster order) in label.
 __global__ void __launch_bounds__(kChunk) resolveKernel(Grid g, const uint32_t* parent, uint32_t* link,
                                                         const uint32_t* chunkStart, uint32_t* label) {
   waitForPriorGrid();
@@ -370,7 +301,7 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
   tiles::storePixel(out, x, y, slic::regionColour(regionSums[rank], alpha));
 }
 
-// ---- The persistent kernel ----
+// ---- The superpixel kernel (persistent) ----
 
 struct IterateArgs {
   ConstRgbaView in;
@@ -483,7 +414,9 @@ __device__ void flushItem(const IterateArgs& a, const Item& it, uint32_t (*slots
 }
 
 // One assignment of an item's pixels. kFinal = false: add them to the centre sums.
-// kFinal = true: the superpixel map and the start of connectivity, as assignKernel<true>.
+// kFinal = true: the superpixel map and the start of connectivity: parent = the first
+// pixel of the pixel's run of equal labels within its warp (so trees start shallow), link
+// (component sizes) = 0.
 template <bool kFinal>
 __device__ void assignItem(const IterateArgs& a, const Item& it, uint32_t (*slots)[kSlots]) {
   const Grid& g = a.g;
@@ -619,8 +552,10 @@ SlicWorkspace::SlicWorkspace(int maxWidth, int maxHeight) : maxWidth_(maxWidth),
   VP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   VP_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   VP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, iterateKernel, kColumns, 0));
+  if (!cooperative || perSm < 1)
+    throw std::runtime_error("SlicWorkspace: the CUDA device cannot run the cooperative superpixel kernel");
   // Co-resident blocks only: grid.sync cannot complete otherwise.
-  persistentBlocks_ = cooperative ? sms * std::min(perSm, kPersistentBlocksPerSm) : 0;
+  persistentBlocks_ = sms * std::min(perSm, kPersistentBlocksPerSm);
   pdl_ = major >= 9;
 }
 
@@ -637,33 +572,9 @@ struct SlicGpuAccess {
             int64_t(f.width) * f.height};
   }
 
-  // The superpixel map, one kernel per phase: init, assign + update a round, final assign.
-  static void superpixelsPerPhase(ConstRgbaView in, const Frame& f, int iterations, SlicWorkspace& ws,
-                                  cudaStream_t stream) {
-    const Grid& g = f.g;
-    auto* centre = ws.centres_.as<SlicCentre>();
-    auto* sums = ws.sums_.as<SlicSums>();
-    auto* label = ws.labels_.as<uint32_t>();
-    auto* parent = ws.parent_.as<uint32_t>();
-    auto* link = ws.link_.as<uint32_t>();
-    const dim3 pixelBlock(kBlockX, kBlockY),
-        pixelGrid(blocksFor(g.width, kBlockX), blocksFor(g.height, kBlockY));
-    const unsigned centreBlocks = blocksFor(f.centres, 256);
-    initCentres<<<centreBlocks, 256, 0, stream>>>(in, g, centre, sums);
-    VP_CUDA_CHECK_LAUNCH();
-    for (int it = 0; it < iterations; ++it) {
-      assignKernel<false><<<pixelGrid, pixelBlock, 0, stream>>>(in, g, centre, sums, label, parent, link);
-      VP_CUDA_CHECK_LAUNCH();
-      updateCentres<<<centreBlocks, 256, 0, stream>>>(f.centres, centre, sums);
-      VP_CUDA_CHECK_LAUNCH();
-    }
-    assignKernel<true><<<pixelGrid, pixelBlock, 0, stream>>>(in, g, centre, sums, label, parent, link);
-    VP_CUDA_CHECK_LAUNCH();
-  }
-
   // The superpixel map in one cooperative launch of at most maxBlocks blocks.
-  static void superpixelsPersistent(ConstRgbaView in, const Frame& f, int iterations, SlicWorkspace& ws,
-                                    int maxBlocks, cudaStream_t stream) {
+  static void superpixels(ConstRgbaView in, const Frame& f, int iterations, SlicWorkspace& ws, int maxBlocks,
+                          cudaStream_t stream) {
     const PersistentShape shape = persistentShape(f.g.width, f.g.height, maxBlocks);
     IterateArgs a{in,
                   f.g,
@@ -682,10 +593,10 @@ struct SlicGpuAccess {
     VP_CUDA_CHECK_LAUNCH();
   }
 
-  // Connectivity, region sums and the output. fused: the persistent form's launches
-  // (compress by runs, the scan in the decide kernel, programmatic dependent launch).
+  // Connectivity, region sums and the output (programmatic dependent launch where the
+  // device has it).
   static void connect(ConstRgbaView in, RgbaView out, SegmentView view, const Frame& f, SlicWorkspace& ws,
-                      bool fused, cudaStream_t stream) {
+                      cudaStream_t stream) {
     const Grid& g = f.g;
     auto* label = ws.labels_.as<uint32_t>();
     auto* parent = ws.parent_.as<uint32_t>();
@@ -705,49 +616,24 @@ struct SlicGpuAccess {
         pixelGrid(blocksFor(g.width, kBlockX), blocksFor(g.height, kBlockY));
     unionKernel<<<pixelGrid, pixelBlock, 0, stream>>>(g, label, parent);
     VP_CUDA_CHECK_LAUNCH();
-    if (fused) {
-      const bool pdl = ws.pdl_;
-      launchKernel(compressKernel<true>, pixelGrid, pixelBlock, 0, stream, pdl, g, label, parent, link);
-      launchKernel(decideKernel<true>, dim3(unsigned(chunks)), dim3(kChunk), 0, stream, pdl, g, parent, link,
-                   chunkCount, scan);
-      launchKernel(resolveKernel, dim3(unsigned(chunks)), dim3(kChunk), 0, stream, pdl, g, parent, link,
-                   chunkStart, label);
-      launchKernel(regionSumsKernel, pixelGrid, pixelBlock, 0, stream, pdl, in, g, parent, link, label,
-                   regionSums);
-      if (view == SegmentView::Colour)
-        launchKernel(paintKernel, pixelGrid, pixelBlock, 0, stream, pdl, in, g, parent, label, regionSums,
-                     out);
-    } else {
-      compressKernel<false><<<pixelGrid, pixelBlock, 0, stream>>>(g, label, parent, link);
-      VP_CUDA_CHECK_LAUNCH();
-      decideKernel<false><<<unsigned(chunks), kChunk, 0, stream>>>(g, parent, link, chunkCount, scan);
-      VP_CUDA_CHECK_LAUNCH();
-      scanKernel<<<1, kChunk, 0, stream>>>(scan);
-      VP_CUDA_CHECK_LAUNCH();
-      resolveKernel<<<unsigned(chunks), kChunk, 0, stream>>>(g, parent, link, chunkStart, label);
-      VP_CUDA_CHECK_LAUNCH();
-      regionSumsKernel<<<pixelGrid, pixelBlock, 0, stream>>>(in, g, parent, link, label, regionSums);
-      VP_CUDA_CHECK_LAUNCH();
-      if (view == SegmentView::Colour) {
-        paintKernel<<<pixelGrid, pixelBlock, 0, stream>>>(in, g, parent, label, regionSums, out);
-        VP_CUDA_CHECK_LAUNCH();
-      }
-    }
-    if (view != SegmentView::Colour) segmentViewGpu(view, in, parent, out, stream);
+    const bool pdl = ws.pdl_;
+    launchKernel(compressKernel, pixelGrid, pixelBlock, 0, stream, pdl, g, label, parent, link);
+    launchKernel(decideKernel, dim3(unsigned(chunks)), dim3(kChunk), 0, stream, pdl, g, parent, link, chunkCount,
+                 scan);
+    launchKernel(resolveKernel, dim3(unsigned(chunks)), dim3(kChunk), 0, stream, pdl, g, parent, link, chunkStart,
+                 label);
+    launchKernel(regionSumsKernel, pixelGrid, pixelBlock, 0, stream, pdl, in, g, parent, link, label, regionSums);
+    if (view == SegmentView::Colour)
+      launchKernel(paintKernel, pixelGrid, pixelBlock, 0, stream, pdl, in, g, parent, label, regionSums, out);
+    else
+      segmentViewGpu(view, in, parent, out, stream);
   }
 
-  static void runPerPhase(ConstRgbaView in, RgbaView out, SegmentView view, const SlicParams& params,
-                          SlicWorkspace& ws, cudaStream_t stream) {
+  static void run(ConstRgbaView in, RgbaView out, SegmentView view, const SlicParams& params, SlicWorkspace& ws,
+                  int maxBlocks, cudaStream_t stream) {
     const Frame f = frameOf(in, params);
-    superpixelsPerPhase(in, f, params.iterations, ws, stream);
-    connect(in, out, view, f, ws, false, stream);
-  }
-
-  static void runPersistent(ConstRgbaView in, RgbaView out, SegmentView view, const SlicParams& params,
-                            SlicWorkspace& ws, int maxBlocks, cudaStream_t stream) {
-    const Frame f = frameOf(in, params);
-    superpixelsPersistent(in, f, params.iterations, ws, maxBlocks, stream);
-    connect(in, out, view, f, ws, true, stream);
+    superpixels(in, f, params.iterations, ws, maxBlocks, stream);
+    connect(in, out, view, f, ws, stream);
   }
 
   static int persistentBlocks(const SlicWorkspace& ws) { return ws.persistentBlocks_; }
@@ -756,28 +642,17 @@ struct SlicGpuAccess {
 void slicGpu(ConstRgbaView in, RgbaView out, SegmentView view, const SlicParams& params, SlicWorkspace& ws,
              cudaStream_t stream) {
   if (!detail::checkSlicArgs(in, out, params, ws.maxWidth(), ws.maxHeight(), "slicGpu")) return;
-  const int blocks = SlicGpuAccess::persistentBlocks(ws);
-  if (blocks > 0)
-    SlicGpuAccess::runPersistent(in, out, view, params, ws, blocks, stream);
-  else
-    SlicGpuAccess::runPerPhase(in, out, view, params, ws, stream);
+  SlicGpuAccess::run(in, out, view, params, ws, SlicGpuAccess::persistentBlocks(ws), stream);
 }
 
 namespace detail {
 
-void slicGpuKernelPerPhase(ConstRgbaView in, RgbaView out, SegmentView view, const SlicParams& params,
-                           SlicWorkspace& ws, cudaStream_t stream) {
-  if (!checkSlicArgs(in, out, params, ws.maxWidth(), ws.maxHeight(), "slicGpuKernelPerPhase")) return;
-  SlicGpuAccess::runPerPhase(in, out, view, params, ws, stream);
-}
-
 void slicGpuPersistent(ConstRgbaView in, RgbaView out, SegmentView view, const SlicParams& params,
                        SlicWorkspace& ws, cudaStream_t stream, int blocks) {
   if (!checkSlicArgs(in, out, params, ws.maxWidth(), ws.maxHeight(), "slicGpuPersistent")) return;
-  const int most = SlicGpuAccess::persistentBlocks(ws);
-  if (most < 1) throw std::runtime_error("slicGpuPersistent: the CUDA device has no cooperative launch");
   if (blocks < 0) throw std::invalid_argument("slicGpuPersistent: negative block count");
-  SlicGpuAccess::runPersistent(in, out, view, params, ws, blocks > 0 ? std::min(blocks, most) : most, stream);
+  const int most = SlicGpuAccess::persistentBlocks(ws);
+  SlicGpuAccess::run(in, out, view, params, ws, blocks > 0 ? std::min(blocks, most) : most, stream);
 }
 
 }  // namespace detail

@@ -43,8 +43,7 @@
 // labels, per warp and then per block in shared memory, into 64-bit sums), then
 // connectivity by union-find with atomicMin hooking (Playne & Hawick 2018), whose roots are
 // the least indices whatever the scheduling, and region ranks by a scan over 1024-pixel
-// chunks: 7 launches a frame. detail::slicGpuKernelPerPhase, the former form kept until the
-// H200 measurement picks one: 2 launches a round + 9 a frame. Both give the same bytes.
+// chunks: 7 launches a frame.
 #pragma once
 
 #include "gpu/cuda/cuda_resources.h"
@@ -82,7 +81,9 @@ int64_t slicMaxRegions(int width, int height);
 // Not for concurrent use on two streams.
 class SlicWorkspace {
  public:
-  SlicWorkspace(int maxWidth, int maxHeight);  // throws std::invalid_argument, vp::CudaError
+  // Throws std::invalid_argument, vp::CudaError, std::runtime_error where the device has no
+  // cooperative launch.
+  SlicWorkspace(int maxWidth, int maxHeight);
   int maxWidth() const { return maxWidth_; }
   int maxHeight() const { return maxHeight_; }
   // After a run (device pointers): each pixel's region id (width x height, pitch = width),
@@ -94,7 +95,7 @@ class SlicWorkspace {
  private:
   friend struct SlicGpuAccess;
   int maxWidth_ = 0, maxHeight_ = 0;  // pixels
-  int persistentBlocks_ = 0;  // co-resident blocks of the persistent kernel; 0: no cooperative launch
+  int persistentBlocks_ = 0;  // co-resident blocks of the persistent superpixel kernel
   bool pdl_ = false;          // programmatic dependent launch for the connectivity kernels (sm_90 on)
   DeviceBuffer centres_;     // SlicCentre per centre
   DeviceBuffer sums_;        // SlicSums per centre
@@ -110,8 +111,7 @@ class SlicWorkspace {
 
 // GPU: in/out device views of the same size (distinct buffers). Stream-ordered; no host
 // synchronisation. Throws std::invalid_argument on bad arguments, vp::CudaError on launch
-// failure. Runs the persistent kernel (the kernel-per-phase form where the device has no
-// cooperative launch).
+// failure. One cooperative launch for the superpixels, six for connectivity and the output.
 void slicGpu(ConstRgbaView in, RgbaView out, SegmentView view, const SlicParams& params, SlicWorkspace& ws,
              cudaStream_t stream);
 
@@ -147,12 +147,8 @@ void checkSlicParams(const SlicParams& params, const char* who);
 // The argument checks of both backends; false when there is nothing to do (empty frame).
 bool checkSlicArgs(ConstRgbaView in, ConstRgbaView out, const SlicParams& params, int maxWidth, int maxHeight,
                    const char* who);
-// The two GPU forms, for the benchmarks and tests until the H200 measurement keeps one (the
-// results are the same bytes). Kernel per phase: 2 launches a round + 9 a frame. Persistent
-// (what slicGpu runs): `blocks` > 0 caps its grid below the co-resident count (tests: several
-// items a block); throws std::runtime_error where the device has no cooperative launch.
-void slicGpuKernelPerPhase(ConstRgbaView in, RgbaView out, SegmentView view, const SlicParams& params,
-                           SlicWorkspace& ws, cudaStream_t stream);
+// slicGpu with the superpixel kernel's grid capped at `blocks` (> 0; 0: the co-resident
+// count, as slicGpu), for the tests: several items a block.
 void slicGpuPersistent(ConstRgbaView in, RgbaView out, SegmentView view, const SlicParams& params, SlicWorkspace& ws,
                        cudaStream_t stream, int blocks = 0);
 // The superpixels alone (init, iterations, final assignment) on the CPU: scratch.labels()

@@ -29,11 +29,29 @@ if has tests; then
   start=$SECONDS
   for ((i = 0; i < shards; ++i)); do
     OMP_NUM_THREADS=$threads GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i \
-      run tests/vp_tests --gtest_brief=1 --gtest_filter='-AudioPlayback.*' > "$out/tests$i.log" 2>&1 &
+      run tests/vp_tests --gtest_brief=1 --gtest_filter='-AudioPlayback.*' --gtest_output="json:$out/tests$i.json" \
+      > "$out/tests$i.log" 2>&1 &
   done
   wait
   run tests/vp_tests --gtest_brief=1 --gtest_filter='AudioPlayback.*' > "$out/tests-playback.log" 2>&1
   echo "suite: $shards shards x $threads OpenMP threads, $((SECONDS - start)) s"
+  # Where the suite's time goes: each shard's wall time and the slowest tests of all shards.
+  python3 - "$out"/tests[0-9]*.json <<'PY'
+import json, sys
+tests, shards = [], []
+for path in sys.argv[1:]:
+    try:
+        report = json.load(open(path))
+    except (OSError, ValueError):
+        continue
+    shards.append(report.get("time", "?"))
+    for suite in report.get("testsuites", []):
+        for t in suite.get("testsuite", []):
+            tests.append((float(t.get("time", "0s").rstrip("s")), suite["name"] + "." + t["name"]))
+print("shard times: " + " ".join(shards))
+for seconds, name in sorted(tests, reverse=True)[:15]:
+    print(f"  {seconds:7.2f} s  {name}")
+PY
   for log in "$out"/tests*.log; do
     echo "$(basename "$log"): $(grep -E "^\[  (PASSED|SKIPPED|FAILED)  *\]" "$log" | tr '\n' ' ')"
     grep -E "^\[  FAILED  \]" "$log" | head -10
@@ -79,8 +97,10 @@ if has table; then
   # between two events), the same run's device-to-device copy as the floor's bandwidth, the
   # NPP and torch peers beside them (scripts/bench_table.py).
   echo "== kernel table"
+  # min_time counts the reported time per call, and a batched iteration is 20 calls: 0.01
+  # here is 0.2 s of GPU time a repetition (0.05 made the part take over 330 s).
   VP_BENCH_BATCH=20 run tests/vp_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
-    --benchmark_min_time=0.05 --benchmark_out="$out/table-bench.json" --benchmark_out_format=json \
+    --benchmark_min_time=0.01 --benchmark_out="$out/table-bench.json" --benchmark_out_format=json \
     --benchmark_filter="${VP_TABLE_FILTER:-^BM_(BoxBlurGpu/|GaussGpu/|MedianGpu/|EdgesGpu|BilateralGpu/|KmeansGpu/|KmeansSpatialGpu|SlicGpu|DeviceCopy)}" \
     > "$out/table-bench.txt" 2>&1; echo "vp_bench (batched) exit $?"
   PATH=/opt/torch/.venv/bin:$PATH tests/bench/peers/run_peers.sh "$out/peers-build" > "$out/peers.txt" 2>&1

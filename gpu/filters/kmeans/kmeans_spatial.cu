@@ -92,16 +92,24 @@ __device__ __forceinline__ int quadPixels(int width, uint32_t x0) {
   return max(0, min(4, width - int(x0)));
 }
 
-// The quad's pixels as packed RGBA words; missing pixels (past the row end) read 0.
+// The quad's pixels as packed RGBA words; missing pixels (past the row end) read 0. A short
+// quad loads its last pixel again in their place and masks it: with the loads conditional
+// instead, compute-sanitizer's initcheck saw one 16-byte read a row of the pitch padding
+// (the compiler may merge an aligned quad's loads when it cannot fault).
 __device__ __forceinline__ void loadQuad(const CoopArgs& a, uint32_t y, uint32_t x0, uint32_t (&px)[4]) {
   const int n = quadPixels(a.in.width, x0);
   const uint32_t* row = reinterpret_cast<const uint32_t*>(a.in.row(int(y))) + x0;
   if (a.vecIn && n == 4) {
     const uint4 v = *reinterpret_cast<const uint4*>(row);
     px[0] = v.x, px[1] = v.y, px[2] = v.z, px[3] = v.w;
-  } else {
+  } else if (n > 0) {
 #pragma unroll
-    for (int p = 0; p < 4; ++p) px[p] = p < n ? row[p] : 0u;
+    for (int p = 0; p < 4; ++p) {
+      const uint32_t v = row[min(p, n - 1)];
+      px[p] = p < n ? v : 0u;
+    }
+  } else {
+    px[0] = px[1] = px[2] = px[3] = 0u;
   }
 }
 

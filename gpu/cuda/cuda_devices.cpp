@@ -10,12 +10,22 @@
 
 namespace vp {
 
+namespace {
+// The per-thread stack the context starts with. The driver reserves local memory at this
+// size for every thread the device can hold (the default 1 KB is 277 MB on 132 SMs of
+// 2048 threads); vidproc's kernels need at most 536 bytes and most none, and the driver
+// raises the limit by itself for a kernel that needs more (cuCtxSetLimit: once, at that
+// launch, which waits for the work before it).
+constexpr size_t kStartStackBytes = 256;
+}  // namespace
+
 void selectCudaDevice(int index) {
   const int n = cudaDeviceCountOrZero();
   if (index < 0 || index >= n)
     throw std::runtime_error("--gpu " + std::to_string(index) + ": no such CUDA device (" + std::to_string(n) +
                              " present; --list-gpus names them)");
   VP_CUDA_CHECK(cudaSetDevice(index));
+  VP_CUDA_CHECK(cudaDeviceSetLimit(cudaLimitStackSize, kStartStackBytes));
 }
 
 int currentCudaDevice() {

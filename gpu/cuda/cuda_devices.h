@@ -9,8 +9,10 @@
 
 namespace vp {
 
-// Makes device `index` current for the calling thread (cudaSetDevice). Throws
-// std::runtime_error "--gpu N: no such CUDA device (M present)" when out of range.
+// Makes device `index` current for the calling thread (cudaSetDevice) and starts its
+// context with a small per-thread stack (the driver grows it for a kernel that needs
+// more), so the context reserves less local memory. Throws std::runtime_error "--gpu N:
+// no such CUDA device (M present)" when out of range, CudaError when the device fails.
 void selectCudaDevice(int index);
 
 // The calling thread's current device (0 when none was selected).

@@ -13,9 +13,9 @@ namespace vp {
 namespace {
 // The per-thread stack the context starts with. The driver reserves local memory at this
 // size for every thread the device can hold (the default 1 KB is 277 MB on 132 SMs of
-// 2048 threads); vidproc's kernels need at most 536 bytes and most none, and the driver
-// raises the limit by itself for a kernel that needs more (cuCtxSetLimit: once, at that
-// launch, which waits for the work before it).
+// 2048 threads). vidproc's kernels need at most 336 bytes (auto-K; k-means++ 192, the
+// rest 16 or none: ptxas, sm_90), and the driver raises the limit by itself for a kernel
+// that needs more (cuCtxSetLimit: once, at that launch, which waits for the work before it).
 constexpr size_t kStartStackBytes = 256;
 }  // namespace
 

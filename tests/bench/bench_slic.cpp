@@ -1,8 +1,8 @@
 // SLIC timings: GPU time by CUDA events around one call (init, every round, connectivity,
 // the mean-colour paint: the whole element), input already in device memory (RGBA8
 // pitched); the CPU twin in real time. Bytes processed = the RGBA image read once and
-// written once per call, as the other filters count them. Targets (docs/design/slic.md): 1080p N=1000 10
-// iterations <= 500 us, 4K <= 2 ms on the H200.
+// written once per call, as the other filters count them. Targets (docs/design/slic.md):
+// 1080p N=1000 10 iterations <= 500 us, 4K <= 2 ms on the H200.
 #include "gpu/filters/slic/slic.h"
 #include "support/cuda_bench.h"
 #include "support/images.h"

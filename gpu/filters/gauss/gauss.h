@@ -43,8 +43,8 @@ namespace vp {
 // Device scratch for gaussGpu, for frames up to the largest: the two-pass path's row sums
 // (ushort4 per pixel: R, G, B to 7 fractional bits, alpha; allocated for the largest frame
 // by the first two-pass call, so the one-kernel sigmas never hold them: 66 MB per stream at
-// 4K), and the taps of the last sigma (host memory, recomputed only when sigma changes). One per stream: calls on one
-// workspace must be ordered (one stream, or one after another).
+// 4K), and the taps of the last sigma (host memory, recomputed only when sigma changes).
+// One per stream: calls on one workspace must be ordered (one stream, or one after another).
 class GaussWorkspace {
  public:
   // Throws std::invalid_argument for sizes outside 1..kMaxGaussDimension, vp::CudaError on

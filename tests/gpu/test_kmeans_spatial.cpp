@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -236,21 +237,26 @@ TEST_P(KmeansSpatialGpuVsCpu, Identical) {
   }
 }
 
-// A scratch holding anything (initialised) at first: the kernel clears it before use and
-// leaves it cleared, so later calls on it give the same result.
-TEST(KmeansSpatialGpu, DirtyScratch) {
+// The scratch contract: zero-filled before the first call, and every call leaves it zeroed
+// (so each call on it gives the twin's result), including one that stops early and one with
+// 0 iterations.
+TEST(KmeansSpatialGpu, ScratchLeftZeroed) {
   VP_REQUIRE_GPU();
   const int w = 333, h = 187, k = 8;
   const HostImage& img = input(w, h, Input::Natural);
-  const KmeansParams p = spatialParams(k, 1.f, KmeansInit::Uniform, 20, 0.01f);
-  const Result want = runCpu(img, p, KmeansState{});
-  DeviceBuffer scratch(detail::spatialScratchBytes());
-  VP_CUDA_CHECK(cudaMemset(scratch.get(), 0x5A, detail::spatialScratchBytes()));
-  for (int call = 0; call < 3; ++call) {
-    SCOPED_TRACE("call " + std::to_string(call));
+  const size_t bytes = detail::spatialScratchBytes();
+  DeviceBuffer scratch(bytes);
+  VP_CUDA_CHECK(cudaMemset(scratch.get(), 0, bytes));
+  for (auto [iterations, epsilon] : {std::pair{20, 0.01f}, {20, 0.f}, {0, 0.f}, {3, 0.f}}) {
+    SCOPED_TRACE(std::to_string(iterations) + " iterations, epsilon " + std::to_string(epsilon));
+    const KmeansParams p = spatialParams(k, 1.f, KmeansInit::Uniform, iterations, epsilon);
+    const Result want = runCpu(img, p, KmeansState{});
     const Result got = runSpatialEntry(img, p, KmeansState{}, scratch.get());
     expectSame(got, want, k);
     expectSamePositions(got, want, k);
+    std::vector<unsigned char> left(bytes);
+    VP_CUDA_CHECK(cudaMemcpy(left.data(), scratch.get(), bytes, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(std::count(left.begin(), left.end(), 0), std::ptrdiff_t(bytes));
   }
 }
 

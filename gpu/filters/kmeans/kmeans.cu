@@ -312,8 +312,7 @@ KmeansWorkspace::KmeansWorkspace(KmeansLoad load)
       spatialScratch_(detail::spatialScratchBytes()),
       device_(detail::spatialDevice()) {
   VP_CUDA_CHECK(cudaMemset(scratch_.get(), 0, sizeof(Scratch)));
-  // The spatial kernel clears a scratch it did not leave zeroed itself; cleared here, its
-  // first launch reads initialised memory (compute-sanitizer's initcheck).
+  // The spatial kernel starts on a zeroed scratch and leaves it zeroed.
   VP_CUDA_CHECK(cudaMemset(spatialScratch_.get(), 0, detail::spatialScratchBytes()));
   int device = 0, cooperative = 0;
   VP_CUDA_CHECK(cudaGetDevice(&device));

@@ -175,8 +175,8 @@ void checkKmeansArgs(ConstRgbaView in, RgbaView out, const KmeansParams& params)
 void launchKmeansPlusPlus(ConstRgbaView in, KmeansState* state, int k, uint64_t seed, cudaStream_t stream);
 // Spatial K-means (params.spatial > 0), called by kmeansGpu / kmeansCpu after their checks.
 // kmeansSpatialGpu: one persistent cooperative kernel per frame on a scratch of
-// spatialScratchBytes() (device memory, any initialised contents: a scratch the kernel did
-// not leave zeroed is cleared by the call; calls on one scratch must follow one another);
+// spatialScratchBytes() (device memory, zero-filled before its first call; every call leaves
+// it zeroed; calls on one scratch must follow one another);
 // `device`: the current device's figures, from spatialDevice().
 size_t spatialScratchBytes();
 SpatialDevice spatialDevice();  // queries the current device; throws vp::CudaError

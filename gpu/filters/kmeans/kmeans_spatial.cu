@@ -46,15 +46,13 @@ constexpr int kCoopThreads = 512;
 constexpr int kCoopWarps = kCoopThreads / 32;
 constexpr int kCoopMinBlocks = 2;  // <= 64 registers: 32 warps per SM
 constexpr int kStepQuads = 32;     // a warp step: one quad per lane, 128 pixels of a row
-constexpr ull kReady = 0x53504154494C3031ull;  // "SPATIL01": the scratch was left zeroed
 
-// Device scratch of the cooperative path; every launch leaves sums, cost and finished zeroed
-// and `ready` = kReady. A launch that finds another value (a new workspace) zeroes them first.
+// Device scratch of the cooperative path: zero-filled when a launch starts (the caller fills
+// a new one), and every launch leaves it zeroed.
 struct CoopScratch {
   ull sums[3][kMaxClusters][kFields];  // iteration it adds into buffer it % 3
   ull cost;                            // final-pass cost accumulator
   ull finished;                        // blocks past their final pass (the last one writes the state)
-  ull ready;
 };
 
 struct CoopArgs {
@@ -259,15 +257,6 @@ __global__ void __launch_bounds__(kCoopThreads, kCoopMinBlocks) coopKernel(CoopA
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32, k = a.k;
   CoopScratch* const scratch = a.scratch;
 
-  // Nobody writes `ready` before every block is past its final pass (the last block does),
-  // so all blocks take the same branch.
-  if (*reinterpret_cast<volatile ull*>(&scratch->ready) != kReady) {
-    if (blockIdx.x == 0) {
-      for (int i = tid; i < 3 * kMaxClusters * kFields; i += kCoopThreads) (&scratch->sums[0][0][0])[i] = 0;
-      if (tid == 0) scratch->cost = 0, scratch->finished = 0;
-    }
-    grid.sync();
-  }
   if (tid < KB) {
     if (tid < k) {
       float c[5];
@@ -377,7 +366,6 @@ __global__ void __launch_bounds__(kCoopThreads, kCoopMinBlocks) coopKernel(CoopA
     state->shift2 = shift2;
     scratch->cost = 0;
     scratch->finished = 0;
-    scratch->ready = kReady;  // read by the next launch only: the kernel boundary orders it
   }
   // Every block is past its iterations: nobody reads the sums any more.
   for (int i = tid; i < 3 * kMaxClusters * kFields; i += kCoopThreads) (&scratch->sums[0][0][0])[i] = 0;

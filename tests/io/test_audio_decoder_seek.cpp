@@ -27,11 +27,11 @@ TEST(AudioDecoderSeek, LateAnnouncedSeekStartsTheSoundAtTheTarget) {
   SourceOptions o;
   o.url = clip;
   o.audio = true;
+  FrameQueue queue(4, HostAllocator::plain());  // outlives the source's decode thread
   std::unique_ptr<Source> source = openSource(o);
   const AudioTrackInfo track = source->audioTrack();
   ASSERT_TRUE(track);
   AudioDecoder decoder(track, kRate, 1);
-  FrameQueue queue(4, HostAllocator::plain());
   source->setAudioSink(&decoder.sink());
   decoder.start();
   source->start(queue);

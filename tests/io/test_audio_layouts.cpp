@@ -77,11 +77,11 @@ std::vector<float> playedSamples(const std::string& path, int deviceChannels, do
   SourceOptions o;
   o.url = path;
   o.audio = true;
+  FrameQueue queue(4, HostAllocator::plain());  // outlives the source's decode thread
   std::unique_ptr<Source> source = openSource(o);
   const AudioTrackInfo track = source->audioTrack();
   if (!track) throw std::runtime_error(path + ": no audio track");
   AudioDecoder decoder(track, 48000, deviceChannels);
-  FrameQueue queue(4, HostAllocator::plain());
   source->setAudioSink(&decoder.sink());
   decoder.start();
   source->start(queue);

@@ -38,8 +38,10 @@ Decoded decode(const std::string& path, HwDecodeMode mode, int seekAfter = -1, i
   o.url = path;
   o.hwdec = mode;
   o.hwdecCodecs = hwdecCodecs;
-  std::unique_ptr<Source> src = openSource(o);
+  // Declared before the source, so a failure that unwinds stops the decode thread before
+  // the queue it writes into is gone.
   FrameQueue queue(4, HostAllocator::plain());
+  std::unique_ptr<Source> src = openSource(o);
   Decoded d;
   std::unique_ptr<Stream> stream;
   src->start(queue);
@@ -61,7 +63,7 @@ Decoded decode(const std::string& path, HwDecodeMode mode, int seekAfter = -1, i
     if (i.device.present()) {
       if (!stream) stream = std::make_unique<Stream>();
       DeviceImage dev(i.layout.width, i.layout.height);
-      VP_CUDA_CHECK(cudaStreamWaitEvent(*stream, i.device.ready, 0));
+      if (i.device.ready) VP_CUDA_CHECK(cudaStreamWaitEvent(*stream, i.device.ready, 0));
       convertToRgbaGpu(i.device.planes, dev.view(), i.color, *stream);
       stream->synchronize();
       img = test::download(dev);

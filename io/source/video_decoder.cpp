@@ -326,7 +326,7 @@ void VideoDecoder::describeSurface(HostFrame& out, const AVFrame& f, PixelFormat
   ready.record(stream);
   ready.synchronize();
   out.info.device.planes = planarView(layout, copy);
-  out.info.device.ready = nullptr;  // complete: waited for above
+  out.info.device.ready = ready;  // complete already; readers may wait on it as on any other
 }
 
 void VideoDecoder::pushEndOfStream() {

@@ -47,7 +47,9 @@ HostFrame* FrameQueue::peekWritable() {
     }
     cond_.wait(lock);
   }
-  return frames_[(read_ + size_) % capacity()].get();
+  HostFrame* f = frames_[(read_ + size_) % capacity()].get();
+  f->releaseSurface();  // a dropped or flushed frame's surface, if it still held one
+  return f;
 }
 
 void FrameQueue::push() {
@@ -89,6 +91,7 @@ void FrameQueue::pop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (size_ == 0) return;
+    frames_[read_]->releaseSurface();  // hands a hardware decoder's surface back at once
     read_ = (read_ + 1) % capacity();
     --size_;
     peeked_ = false;

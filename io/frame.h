@@ -1,5 +1,6 @@
 // One decoded frame in its native layout (see gpu/color/pixel_format.h): in host
-// memory, or left in device memory by a hardware decoder (a DeviceSurface).
+// memory, or in device memory of its own where a hardware decoder copied it (a
+// DeviceSurface).
 #pragma once
 
 #include "gpu/color/pixel_format.h"
@@ -59,15 +60,15 @@ class HostFrame {
     data_ = static_cast<uint8_t*>(alloc_.allocate(bytes));
     capacity_ = bytes;
   }
-  // A hardware decoder's surface: `owner` keeps it (and info.device's planes) alive
-  // until releaseSurface(); the queue releases it when the frame is popped or reused.
-  void holdSurface(std::shared_ptr<void> owner) { surface_ = std::move(owner); }
-  void releaseSurface() {
-    surface_.reset();
-    info.device = DeviceSurface{};
+  // Device memory for a hardware decoder's picture: the decoder copies each surface
+  // here and hands the surface back at once, so the frames a consumer holds keep no
+  // decoder surfaces. Grows only (allocated on the decoder's device at first use).
+  DeviceBuffer& deviceCopy(size_t bytes) {
+    if (deviceCopy_.bytes() < bytes) deviceCopy_ = DeviceBuffer(bytes);
+    return deviceCopy_;
   }
-  // The event recorded after the decoder's writes to this frame's surface; created on
-  // first use (on the decoder's device), reused for every later surface.
+  // The event recorded after the decoder's writes to deviceCopy(); created on first use
+  // (on the decoder's device), reused for every later picture.
   Event& readyEvent() {
     if (!ready_) ready_ = std::make_unique<Event>(cudaEventDisableTiming);
     return *ready_;
@@ -81,7 +82,7 @@ class HostFrame {
 
  private:
   HostAllocator alloc_;
-  std::shared_ptr<void> surface_;  // the decoder's frame holding the surface, if any
+  DeviceBuffer deviceCopy_;
   std::unique_ptr<Event> ready_;
   uint8_t* data_ = nullptr;
   size_t capacity_ = 0;

@@ -47,9 +47,7 @@ HostFrame* FrameQueue::peekWritable() {
     }
     cond_.wait(lock);
   }
-  HostFrame* f = frames_[(read_ + size_) % capacity()].get();
-  f->releaseSurface();  // a dropped or flushed frame's surface, if it still held one
-  return f;
+  return frames_[(read_ + size_) % capacity()].get();
 }
 
 void FrameQueue::push() {
@@ -91,7 +89,6 @@ void FrameQueue::pop() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (size_ == 0) return;
-    frames_[read_]->releaseSurface();  // hands a hardware decoder's surface back at once
     read_ = (read_ + 1) % capacity();
     --size_;
     peeked_ = false;

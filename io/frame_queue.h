@@ -8,9 +8,8 @@
 // Low-latency mode (live sources): when full, the producer overwrites nothing but
 // drops the oldest unread frame instead of blocking (newest frame wins); counted.
 // A frame the consumer has peeked (and not yet popped) is never dropped, flushed
-// or handed to the producer, so its memory stays valid until pop(). A hardware
-// decoder's surface held by a frame is released by pop() and when the producer
-// gets the slot again (peekWritable), so dropped and flushed frames give theirs back.
+// or handed to the producer, so its memory (host, or the device copy of a hardware
+// decoder's picture) stays valid until pop().
 // Every method is thread-safe; one producer thread and one consumer thread.
 #pragma once
 

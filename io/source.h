@@ -80,7 +80,6 @@ struct SourceOptions {
   HwDecodeMode hwdec = HwDecodeMode::No;
   std::string hwdecCodecs = kDefaultHwdecCodecs;  // what Auto may decode on NVDEC
   int gpu = 0;            // CUDA device the decoder runs on (the pipeline's)
-  int hwHeldFrames = 8;   // surfaces reserved for frames the consumer holds (queue capacity + 2)
   // Audio (files only; io/audio/audio_stream.h): demux the track too when `audio`; audioTrack
   // < 0 picks the best one, N the N-th audio stream (from 0).
   bool audio = false;

@@ -91,7 +91,6 @@ VideoReader::VideoReader(std::string_view url, Device device) : impl_(std::make_
   o.url = std::string(url);
   o.hwdec = impl_->cuda ? HwDecodeMode::Auto : HwDecodeMode::No;
   o.gpu = impl_->cuda ? currentCudaDevice() : 0;
-  o.hwHeldFrames = kQueueFrames + 3;  // the queue, the frame held until the next read, the one being written, a spare
   try {
     impl_->source = openSource(o);
   } catch (const SourceError& e) {

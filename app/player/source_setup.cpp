@@ -49,7 +49,6 @@ SourceOptions sourceOptionsFrom(const Options& o) {
                 : (o.hwdec == "nvdec" ? HwDecodeMode::Nvdec : HwDecodeMode::Auto);
   s.hwdecCodecs = o.hwdecCodecs;
   s.gpu = o.gpu;
-  s.hwHeldFrames = o.streams + 5;  // the queue (streams + 3), the frame being written, one spare
   s.latency = o.latency;
   return s;
 }

@@ -51,7 +51,7 @@ struct Slot {
   std::array<Event, kMaxChainLength> elementDone;  // after each element
   OutputFrame out;
   int index = 0;             // in slots_: the per-slot state of the elements
-  bool deviceInput = false;  // read a decoder's surface in place: released after the convert
+  bool deviceInput = false;  // read a decoded picture in device memory in place: released after the convert
 };
 
 class CudaProcessor final : public Processor {
@@ -186,7 +186,7 @@ class CudaProcessor final : public Processor {
 
     s.deviceInput = frame.device.present();
     s.start.record(st);
-    if (s.deviceInput) {  // a decoder's surface, read in place once the decoder is done with it
+    if (s.deviceInput) {  // a decoded picture in device memory, read in place once it is complete
       if (frame.device.ready) VP_CUDA_CHECK(cudaStreamWaitEvent(st, frame.device.ready, 0));
     } else {
       if (s.input.bytes() != layout_.bytes) s.input = DeviceBuffer(layout_.bytes);

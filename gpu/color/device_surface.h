@@ -1,4 +1,4 @@
-// A frame that already lives in device memory (a hardware decoder's surface): its
+// A frame that already lives in device memory (a hardware decoder's picture): its
 // planes and the event after which they may be read. No libav types.
 #pragma once
 

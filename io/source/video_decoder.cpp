@@ -8,10 +8,18 @@ extern "C" {
 
 #include <spdlog/spdlog.h>
 
+#include "gpu/cuda/cuda_check.h"
+
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace vp {
+namespace {
+
+constexpr size_t kDeviceRowAlign = 256;  // rows of a device copy start aligned, as the decoder's did
+
+}  // namespace
 
 VideoDecoder::VideoDecoder(const SourceOptions& options, SourceControl& control, const VideoStream& stream,
                            bool device, bool live, bool seekable)
@@ -81,7 +89,7 @@ void VideoDecoder::openCodec(bool hardware) {
   dec_->opaque = &control_.decoderTap;
   control_.decoderTap.hw = nullptr;
   if (hardware) {
-    hw_->attach(dec_.get(), control_.decoderTap, options_.hwHeldFrames);
+    hw_->attach(dec_.get(), control_.decoderTap);
   } else {
     dec_->thread_count = options_.decoderThreads;
     // Frame threading adds one frame of latency per thread: live inputs use slices only.
@@ -297,27 +305,28 @@ void VideoDecoder::reportFormat(const AVFrame& f, const FrameLayout& shown, bool
   });
 }
 
-// An nvdec frame goes into the queue as it is: the slot keeps a reference to the
-// decoder's surface (released when the consumer pops it) and an event recorded on the
-// decoder's stream after its copy into that surface.
+// An nvdec picture is copied into the queue slot's own device memory on the decoder's
+// stream, and the decoder's surface goes back when `f` is unreferenced (right after this
+// call): FFmpeg 5.1 hands out its surfaces themselves, and a held one keeps a decode
+// surface, a mapped output surface and a pool buffer (~37 MB at 4K) where the copy costs
+// one 12 MB buffer and ~10 µs of copy. The decode thread waits for the copy before the
+// surface is released, so the slot's frame is complete when it is pushed.
 void VideoDecoder::describeSurface(HostFrame& out, const AVFrame& f, PixelFormat format) {
-  AVFrame* ref = av_frame_clone(&f);
-  if (!ref) throw std::bad_alloc();
-  out.holdSurface(std::shared_ptr<void>(ref, [](void* p) {
-    AVFrame* q = static_cast<AVFrame*>(p);
-    av_frame_free(&q);
-  }));
-  Event& ready = out.readyEvent();
-  ready.record(hw_->stream());
-  DeviceSurface& d = out.info.device;
-  d.planes.format = format;
-  d.planes.width = f.width;
-  d.planes.height = f.height;
-  for (int p = 0; p < kMaxPlanes && ref->data[p]; ++p) {
-    d.planes.data[p] = ref->data[p];
-    d.planes.pitch[p] = size_t(ref->linesize[p]);
+  const FrameLayout layout = frameLayout(format, f.width, f.height, kDeviceRowAlign);
+  uint8_t* const copy = out.deviceCopy(layout.bytes).as<uint8_t>();
+  const cudaStream_t stream = hw_->stream();
+  for (int p = 0; p < layout.planes; ++p) {
+    const PlaneLayout& pl = layout.plane[p];
+    if (!f.data[p] || size_t(f.linesize[p]) < pl.widthBytes)
+      throw std::runtime_error("NVDEC surface plane " + std::to_string(p) + " is missing or too narrow");
+    VP_CUDA_CHECK(cudaMemcpy2DAsync(copy + pl.offset, pl.pitch, f.data[p], size_t(f.linesize[p]), pl.widthBytes,
+                                    size_t(pl.rows), cudaMemcpyDeviceToDevice, stream));
   }
-  d.ready = ready;
+  Event& ready = out.readyEvent();
+  ready.record(stream);
+  ready.synchronize();
+  out.info.device.planes = planarView(layout, copy);
+  out.info.device.ready = ready;  // complete already; readers may wait on it as on any other
 }
 
 void VideoDecoder::pushEndOfStream() {

@@ -80,12 +80,12 @@ std::string HwDecode::unsupportedReason(const AVCodec* codec) {
   return std::string("NVDEC does not decode ") + codec->name;
 }
 
-void HwDecode::attach(AVCodecContext* dec, LogTap& tap, int extraFrames) {
+void HwDecode::attach(AVCodecContext* dec, LogTap& tap) {
   tap.hw = this;
   dec->hw_device_ctx = av_buffer_ref(deviceRef_);
   if (!dec->hw_device_ctx) throw std::bad_alloc();
   dec->get_format = &HwDecode::getFormat;
-  dec->extra_hw_frames = extraFrames;
+  dec->extra_hw_frames = kExtraFrames;
   int threads = kFrameThreads;
   if (const char* env = std::getenv("VP_NVDEC_THREADS")) threads = std::clamp(std::atoi(env), 1, 8);
   dec->thread_count = threads;

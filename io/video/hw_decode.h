@@ -5,9 +5,10 @@
 // Setup (before avcodec_open2): av_hwdevice_ctx_alloc(CUDA) with
 // AVCUDADeviceContext.cuda_ctx = the runtime's primary context of the chosen GPU and
 // .stream = a stream of ours, so no second context exists and the decoder's copies
-// run on a stream we can record events on; extra_hw_frames = the frames the
-// consumer may hold (the 5.1 decoder hands out its own surfaces, and a held one
-// cannot be reused); one decoder thread (kFrameThreads): each picture is decoded and
+// run on a stream we can record events on; extra_hw_frames = kExtraFrames: the 5.1
+// decoder hands out its own surfaces, but the source copies each picture out and
+// unreferences it before the next is received, so the consumer holds none; one
+// decoder thread (kFrameThreads): each picture is decoded and
 // mapped before the next is sent, which is what was measured and checked for
 // exactness on the H200. More frame threads would keep several pictures in the engine
 // at once (each reserves one more surface; NVDEC takes at most 32): not measured yet.
@@ -46,7 +47,10 @@ class HwDecode {
   static std::string unsupportedReason(const AVCodec* codec);
 
   // Prepares `dec` (not yet opened) for hardware decoding; `tap` must be dec->opaque.
-  void attach(AVCodecContext* dec, LogTap& tap, int extraFrames);
+  void attach(AVCodecContext* dec, LogTap& tap);
+
+  // Surfaces beyond the decoder's own: the one picture the source holds while it copies it.
+  static constexpr int kExtraFrames = 1;
 
   // Frame threads of a hardware decoder; $VP_NVDEC_THREADS (1..8) overrides it for
   // measurements only (scripts/hwdec_bench.sh's nvdec3 rows).

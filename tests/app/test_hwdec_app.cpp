@@ -60,7 +60,6 @@ TEST(HwdecOptions, SourceOptionsFollowTheBackend) {
   EXPECT_EQ(sourceOptionsFrom(o).hwdecCodecs, kDefaultHwdecCodecs);
   o.hwdecCodecs = "mpeg4";
   EXPECT_EQ(sourceOptionsFrom(o).hwdecCodecs, "mpeg4");
-  EXPECT_EQ(sourceOptionsFrom(o).hwHeldFrames, o.streams + 5);  // the queue's capacity + 2
   o.hwdec = "no";
   EXPECT_EQ(sourceOptionsFrom(o).hwdec, HwDecodeMode::No);
   o.hwdec = "auto";

@@ -90,10 +90,16 @@ __device__ __forceinline__ int quadPixels(int width, uint32_t x0) {
   return max(0, min(4, width - int(x0)));
 }
 
-// The quad's pixels as packed RGBA words; missing pixels (past the row end) read 0. A short
-// quad loads its last pixel again in their place and masks it: with the loads conditional
-// instead, compute-sanitizer's initcheck saw one 16-byte read a row of the pitch padding
-// (the compiler may merge an aligned quad's loads when it cannot fault).
+// One pixel word, by a load the compiler keeps as written: a short quad's pixels must not
+// be merged into the 16-byte load of the full quad (compute-sanitizer's initcheck saw that
+// read of the pitch padding, one a row, with plain loads).
+__device__ __forceinline__ uint32_t loadWord(const uint32_t* p) {
+  uint32_t v;
+  asm volatile("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(p));
+  return v;
+}
+
+// The quad's pixels as packed RGBA words; missing pixels (past the row end) read 0.
 __device__ __forceinline__ void loadQuad(const CoopArgs& a, uint32_t y, uint32_t x0, uint32_t (&px)[4]) {
   const int n = quadPixels(a.in.width, x0);
   const uint32_t* row = reinterpret_cast<const uint32_t*>(a.in.row(int(y))) + x0;
@@ -102,10 +108,7 @@ __device__ __forceinline__ void loadQuad(const CoopArgs& a, uint32_t y, uint32_t
     px[0] = v.x, px[1] = v.y, px[2] = v.z, px[3] = v.w;
   } else if (n > 0) {
 #pragma unroll
-    for (int p = 0; p < 4; ++p) {
-      const uint32_t v = row[min(p, n - 1)];
-      px[p] = p < n ? v : 0u;
-    }
+    for (int p = 0; p < 4; ++p) px[p] = p < n ? loadWord(row + p) : 0u;
   } else {
     px[0] = px[1] = px[2] = px[3] = 0u;
   }

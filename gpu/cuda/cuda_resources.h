@@ -63,12 +63,20 @@ using DeviceBuffer = detail::LinearBuffer<detail::DeviceMemory>;
 // Page-locked host memory (cudaHostAlloc).
 using PinnedBuffer = detail::LinearBuffer<detail::PinnedMemory>;
 
-// Pitched 2-D device memory (cudaMallocPitch): rows start at aligned addresses.
+// Pitched 2-D device memory (cudaMallocPitch): rows start at aligned addresses. Zero-filled,
+// row padding included, and ready when the constructor returns: a kernel may read a whole
+// aligned 16-byte group at a row's end and mask what lies past the width (the padding is
+// inside the allocation), and compute-sanitizer's initcheck then sees defined bytes.
 class DevicePitchedBuffer {
  public:
   DevicePitchedBuffer() = default;
   DevicePitchedBuffer(size_t widthBytes, size_t rows) : widthBytes_(widthBytes), rows_(rows) {
-    if (widthBytes && rows) VP_CUDA_CHECK(cudaMallocPitch(&ptr_, &pitch_, widthBytes, rows));
+    if (!widthBytes || !rows) return;
+    VP_CUDA_CHECK(cudaMallocPitch(&ptr_, &pitch_, widthBytes, rows));
+    // The legacy stream, waited for: the buffer's users run on non-blocking streams, which
+    // do not order behind it. Allocation is set-up work, so the wait costs no frame.
+    VP_CUDA_CHECK(cudaMemsetAsync(ptr_, 0, pitch_ * rows, cudaStreamLegacy));
+    VP_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
   }
   ~DevicePitchedBuffer() { if (ptr_) cudaFree(ptr_); }
   DevicePitchedBuffer(DevicePitchedBuffer&& o) noexcept

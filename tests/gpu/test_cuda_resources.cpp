@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 namespace vp {
 namespace {
 
@@ -25,6 +29,19 @@ TEST(CudaResources, DefaultOwnersHoldNothing) {
   EXPECT_EQ(d.get(), nullptr);
   EXPECT_EQ(p.get(), nullptr);
   EXPECT_EQ(q.get(), nullptr);
+}
+
+// Kernels read a whole aligned 16-byte group at a row's end (spatial K-means' short quad):
+// the padding past the width must hold defined bytes, so every byte of the pitch is zero.
+TEST(CudaResources, PitchedBufferStartsZeroedPaddingIncluded) {
+  VP_REQUIRE_GPU();
+  for (auto [widthBytes, rows] : {std::pair<size_t, size_t>{1332, 187}, {4, 1}, {15361, 3}}) {
+    DevicePitchedBuffer q(widthBytes, rows);
+    ASSERT_GT(q.pitch(), 0u);
+    std::vector<unsigned char> all(q.pitch() * rows, 0xAB);
+    VP_CUDA_CHECK(cudaMemcpy(all.data(), q.get(), all.size(), cudaMemcpyDeviceToHost));
+    EXPECT_EQ(std::count(all.begin(), all.end(), 0), std::ptrdiff_t(all.size())) << widthBytes << " x " << rows;
+  }
 }
 
 TEST(CudaResources, MoveTransfersOwnershipAndRoundTripsPixels) {

@@ -90,25 +90,20 @@ __device__ __forceinline__ int quadPixels(int width, uint32_t x0) {
   return max(0, min(4, width - int(x0)));
 }
 
-// One pixel word, by a load the compiler keeps as written: a short quad's pixels must not
-// be merged into the 16-byte load of the full quad (compute-sanitizer's initcheck saw that
-// read of the pitch padding, one a row, with plain loads).
-__device__ __forceinline__ uint32_t loadWord(const uint32_t* p) {
-  uint32_t v;
-  asm volatile("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(p));
-  return v;
-}
-
-// The quad's pixels as packed RGBA words; missing pixels (past the row end) read 0.
+// The quad's pixels as packed RGBA words; missing pixels (past the row end) read 0. On
+// 16-byte rows a short quad is read whole as well and masked: its missing pixels lie in the
+// row's padding, inside the allocation (vidproc's images are zero-filled there, see
+// DevicePitchedBuffer). ptxas made this one 16-byte load from per-pixel loads anyway, even
+// volatile ones in inline PTX (kmeans.md).
 __device__ __forceinline__ void loadQuad(const CoopArgs& a, uint32_t y, uint32_t x0, uint32_t (&px)[4]) {
   const int n = quadPixels(a.in.width, x0);
   const uint32_t* row = reinterpret_cast<const uint32_t*>(a.in.row(int(y))) + x0;
-  if (a.vecIn && n == 4) {
+  if (a.vecIn && n > 0) {
     const uint4 v = *reinterpret_cast<const uint4*>(row);
-    px[0] = v.x, px[1] = v.y, px[2] = v.z, px[3] = v.w;
+    px[0] = v.x, px[1] = n > 1 ? v.y : 0u, px[2] = n > 2 ? v.z : 0u, px[3] = n > 3 ? v.w : 0u;
   } else if (n > 0) {
 #pragma unroll
-    for (int p = 0; p < 4; ++p) px[p] = p < n ? loadWord(row + p) : 0u;
+    for (int p = 0; p < 4; ++p) px[p] = p < n ? row[p] : 0u;
   } else {
     px[0] = px[1] = px[2] = px[3] = 0u;
   }

@@ -3,7 +3,8 @@
 # benchmarks, pipeline benchmarks. Run on the GPU machine from a device bundle:
 #   scripts/gpu_bundle.sh .gpu
 #   (device, carry .gpu) scripts/gpu_sweep.sh .gpu build-server "$OUT" [parts]
-# parts: any of tests library sanitize bench table memory pipeline (default: all). Logs go to OUT.
+# parts: any of tests library sanitize bench table memory pipeline elements (default: all but
+# elements). Logs go to OUT.
 # VP_BENCH_QUEUED=1 times the kernel benchmarks queued behind a host-held gate (the GPU's
 # work without the first launch's submission; tests/support/cuda_bench.h).
 set -uo pipefail
@@ -144,4 +145,28 @@ if has pipeline; then
       done
     done
   done
+fi
+
+if has elements; then
+  # Each chain element's own GPU time (its stage row: events around its launches on its
+  # stream) at 1 stream and at 3, synthetic input, against the kernel's bench time: at 3
+  # streams the elements of different frames share the SMs, so an element's span grows
+  # while frames per second rise (docs/benchmarks.md, "In the pipeline").
+  echo "== elements"
+  eout=$out/elements; mkdir -p "$eout"
+  printf "%-22s %-10s %10s %10s %7s %9s %9s\n" chain size "ms s=1" "ms s=3" ratio "fps s=1" "fps s=3"
+  for size in ${VP_ELEMENT_SIZES:-1920x1080 3840x2160}; do
+    n=${VP_ELEMENT_FRAMES:-$([[ $size == 3840x2160 ]] && echo 600 || echo 2000)}
+    for chain in kmeans kmeans=spatial=1 slic=n=1000 blur=r=15 gauss=sigma=1 median=r=1 median=r=2 edges bilateral; do
+      ms=() fps=()
+      for s in 1 3; do
+        f=$eout/$size-${chain//[=:]/_}-$s.txt
+        timeout 120 "$bundle/run" "$build/vidproc" --headless --no-progress --log-level warn --synthetic $size \
+          --vf "$chain" --streams $s --frames $n > "$f" 2>&1
+        ms+=("$(awk '/^stage/ { t = 1 } t && $1 ~ /#1$/ { print $3 }' "$f")") fps+=("$(awk '/^rate/ { print $2 }' "$f")")
+      done
+      ratio=$(awk -v a="${ms[0]}" -v b="${ms[1]}" 'BEGIN { if (a > 0) printf "%.2f", b / a; else print "-" }')
+      printf "%-22s %-10s %10s %10s %7s %9s %9s\n" "$chain" $size "${ms[0]:--}" "${ms[1]:--}" "$ratio" "${fps[0]:--}" "${fps[1]:--}"
+    done
+  done | tee "$out/elements.txt"
 fi

@@ -101,9 +101,14 @@ class GpuFilter {
   // carried between frames.
   virtual void configure(int width, int height, int slots) = 0;
   // Enqueues the element on `stream` for the frame in `slot`: reads `in`, writes `out`
-  // (same size, distinct buffers). May write metrics that are known at once (reinit).
+  // (same size; distinct buffers, or the same one where inPlace(element) allows it). May
+  // write metrics that are known at once (reinit).
   virtual void enqueue(int slot, ConstRgbaView in, RgbaView out, const FilterElement& element,
                        ElementResult& result, cudaStream_t stream) = 0;
+  // Whether enqueue, with these settings, may be given out == in: it reads nothing of `in`
+  // after it has written any of `out`. The processor then saves the element a frame
+  // buffer (a slot's output image: 33 MB at 4K). Default: no.
+  virtual bool inPlace(const FilterElement& element) const { (void)element; return false; }
   // The slot's work has completed (frames finish in submission order): metrics that
   // needed the device (iterations, cost). Default: none.
   virtual void finish(int slot, ElementResult& result) { (void)slot, (void)result; }

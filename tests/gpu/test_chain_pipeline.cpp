@@ -80,6 +80,21 @@ std::vector<Scenario> scenarios() {
                                  "kmeans=k=4:iterations=5", "kmeans=k=4,blur=r=1", "kmeans=k=4,blur=r=1"};
          return chainParams(chains[i]);
        }},
+      // A colour-view K-means writes over its input, unless that input is the converted
+      // frame the compare view shows or a label view reads it after the kernel: each
+      // frame switches between writing in place and into a ping-pong image.
+      {"in_place", 7,
+       [](int i) {
+         const char* chains[] = {"kmeans=k=6",          "kmeans=k=6",          "kmeans=k=6:view=boundaries",
+                                 "kmeans=k=6",          "kmeans=k=6,blur=r=2", "blur=r=2,kmeans=k=6",
+                                 "kmeans=k=6"};
+         const CompareMode modes[] = {CompareMode::Off, CompareMode::Split, CompareMode::Off, CompareMode::Side,
+                                      CompareMode::Off, CompareMode::Split, CompareMode::Off};
+         ProcessParams p = chainParams(chains[i]);
+         p.compare = modes[i];
+         p.keepProcessed = modes[i] != CompareMode::Off;
+         return p;
+       }},
       // The compare view switching frame by frame.
       {"compare", 7,
        [](int i) {

@@ -260,6 +260,27 @@ TEST(KmeansSpatialGpu, ScratchLeftZeroed) {
   }
 }
 
+// out == in (the pipeline runs a colour-view K-means in place): every block has read its
+// pixels, and a uniform start's centre pixels, before any block writes.
+TEST(KmeansSpatialGpu, InPlaceEqualsTheTwin) {
+  VP_REQUIRE_GPU();
+  for (auto [w, h] : {std::pair{333, 187}, {97, 61}})
+    for (auto [init, iterations] : {std::pair{KmeansInit::Uniform, 0}, {KmeansInit::Uniform, 20},
+                                    {KmeansInit::KmeansPlusPlus, 20}}) {
+      SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " init " + std::to_string(int(init)) + ", " +
+                   std::to_string(iterations) + " iterations");
+      const HostImage& img = input(w, h, Input::Natural);
+      const KmeansParams p = spatialParams(8, 1.f, init, iterations, 0.f);
+      const Result want = runCpu(img, p, KmeansState{});
+      KmeansWorkspace ws;
+      DeviceImage d = test::upload(img);
+      DeviceBuffer state(sizeof(KmeansState));
+      VP_CUDA_CHECK(cudaMemset(state.get(), 0, sizeof(KmeansState)));
+      kmeansGpu(d.view(), d.view(), nullptr, state.as<KmeansState>(), p, ws, nullptr);
+      EXPECT_EQ(test::compare(test::download(d), want.out).differing, 0u);
+    }
+}
+
 std::vector<SpatialCase> spatialCases() {
   std::vector<SpatialCase> cases;
   for (auto [w, h] : {std::pair{1, 1}, {1, 37}, {45, 1}, {33, 17}, {97, 61}, {640, 480}})

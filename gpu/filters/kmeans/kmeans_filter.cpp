@@ -193,6 +193,12 @@ class GpuKmeans final : public GpuFilter {
     last_ = slot;
   }
 
+  // The kernels (colour and spatial) write each output pixel after the last read of `in`
+  // (kmeans.h); the label views and automatic K's silhouette read `in` after them.
+  bool inPlace(const FilterElement& element) const override {
+    return kmeansViewOf(element) == SegmentView::Colour && element.intValue(kmeans_option::K) != 0;
+  }
+
   // The slot's frame is done and its slot may be reused after this: keep its cost and score.
   void finish(int slot, ElementResult& result) override {
     const KmeansSlot& s = *slots_[size_t(slot)];

@@ -22,12 +22,12 @@ std::string label(int rows) {
   return "rows=" + std::to_string(rows) + timingTag();
 }
 
-// One bilateralGpu call. Args: w, h, radius.
-void BM_BilateralGpu(benchmark::State& state) {
+// One bilateralGpu call on `input` (w x h). Args: w, h, radius.
+void timeBilateralGpu(benchmark::State& state, HostImage (*input)(int, int, uint64_t)) {
   if (skipWithoutGpu(state)) return;
   const int w = int(state.range(0)), h = int(state.range(1));
   const BilateralParams p{int(state.range(2)), 3.f, 30.f, BorderMode::Replicate};
-  const DeviceImage in = upload(makeNatural(w, h, 1));
+  const DeviceImage in = upload(input(w, h, 1));
   DeviceImage out(w, h);
   BilateralWorkspace ws(w, h);
   Stream stream;
@@ -35,10 +35,25 @@ void BM_BilateralGpu(benchmark::State& state) {
   setImageBytes(state, w, h);
   state.SetLabel(label(selectBilateralRows(p.radius)));
 }
+
+HostImage natural(int w, int h, uint64_t seed) { return makeNatural(w, h, seed); }
+
+void BM_BilateralGpu(benchmark::State& state) { timeBilateralGpu(state, natural); }
 BENCHMARK(BM_BilateralGpu)
     ->ArgNames({"w", "h", "r"})
     ->ArgsProduct({{1920}, {1080}, {1, 2, 3, 5, 7, 10, 15}})
     ->ArgsProduct({{3840}, {2160}, {1, 2, 3, 5, 7, 10, 15}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+// The same on uniform random pixels: every tap's colour distance unrelated to its
+// neighbours', the worst case for a kernel whose per-tap work depends on the distance
+// (table lookups: docs/design/bilateral.md).
+void BM_BilateralGpuRandom(benchmark::State& state) { timeBilateralGpu(state, makeRandom); }
+BENCHMARK(BM_BilateralGpuRandom)
+    ->ArgNames({"w", "h", "r"})
+    ->Args({1920, 1080, 5})
+    ->Args({3840, 2160, 5})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

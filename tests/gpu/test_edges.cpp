@@ -1,7 +1,7 @@
 // Sobel edges: the integer luma and rounded square root against double precision over
 // their whole domains, the CPU twin exact against the plain reference (luma, Sobel,
-// magnitude, overlay) at odd sizes, the kernel's index math run block by block on the
-// CPU (bounds-checked, poisoned outputs), the GPU against the twin byte for byte, and the
+// magnitude, overlay) at odd sizes, the kernel's stages run lane by lane on the CPU
+// (bounds-checked, poisoned outputs), the GPU against the twin byte for byte, and the
 // argument checks.
 #include "gpu/filters/edges/edges.h"
 #include "gpu/filters/edges/edges_filter.h"
@@ -124,25 +124,36 @@ TEST(EdgesCpu, FlatImagesHaveNoEdges) {
     for (int x = 0; x < w; ++x) ASSERT_EQ(wordOf(black.at(x, y)), wordOf(flat.at(x, y)) & 0xFF000000u);
 }
 
-// ---- the kernel's tile functions run thread by thread on the host (see test_gauss.cpp's GaussTilesOnHost) ----
+// ---- the kernel's per-lane stages run on the host for every block, warp and lane, each
+// shuffle replaced by reading the neighbouring lane's stage-1 result ----
 
 HostImage edgesTilesOnHost(const HostImage& in, const EdgesParams& p) {
   const int w = in.width(), h = in.height();
   HostImage out(w, h);
   test::poison(out);
-  for (int by = 0; by < (h + edges::kTileRows - 1) / edges::kTileRows; ++by)
-    for (int bx = 0; bx < (w + edges::kTileCols - 1) / edges::kTileCols; ++bx) {
-      std::vector<uint8_t> smem(edges::kLumaBytes, 0xA5);
-      const edges::EdgesBlock b(smem.data(), bx, by);
-      for (int t = 0; t < edges::kThreads; ++t) edges::edgesStage(b, in.cview(), t);
-      for (int t = 0; t < edges::kThreads; ++t) edges::edgesOutputs(b, in.cview(), out.view(), p, t);
-    }
+  for (int by = 0; by < (h + edges::kRows - 1) / edges::kRows; ++by)
+    for (int bx = 0; bx < (w + edges::kBlockCols - 1) / edges::kBlockCols; ++bx)
+      for (int warp = 0; warp < edges::kWarps; ++warp) {
+        if (!edges::Lane(bx, by, warp * 32).warpHasWork(w)) continue;
+        std::vector<edges::Column> cols(32);
+        for (int lane = 0; lane < 32; ++lane) edges::columnOf(in.cview(), edges::Lane(bx, by, warp * 32 + lane), cols[lane]);
+        for (int lane = 0; lane < 32; ++lane) {
+          const edges::Lane l(bx, by, warp * 32 + lane);
+          if (!l.ownsColumn(w)) continue;
+          const edges::Column &left = cols[lane - 1], &c = cols[lane], &right = cols[lane + 1];
+          for (int i = 0; i < edges::kRows; ++i)
+            if (l.y0 + i < h)
+              tiles::storePixel(out.view(), l.x, l.y0 + i,
+                                edges::stripOutput(left.smooth[i], right.smooth[i], left.diff[i], c.diff[i],
+                                                   right.diff[i], c.pixel[i], p));
+        }
+      }
   return out;
 }
 
 TEST(EdgesTilesOnHost, KernelMatchesCpuTwin) {
   std::vector<std::pair<int, int>> sizes = kOddSizes;
-  sizes.insert(sizes.end(), {{32, 32}, {33, 33}, {130, 70}, {333, 197}});
+  sizes.insert(sizes.end(), {{32, 32}, {33, 33}, {130, 70}, {241, 17}, {333, 197}, {481, 9}});
   for (auto [w, h] : sizes) {
     EdgesCpuScratch scratch(w, h);
     for (const char* image : {"random", "shapes"}) {

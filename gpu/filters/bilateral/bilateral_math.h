@@ -12,7 +12,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -53,24 +52,6 @@ constexpr float kExp2C1 = 0x1.62f31ap-1f;
 constexpr float kExp2C2 = 0x1.f0de1ap-3f;
 constexpr float kExp2C3 = 0x1.c3f76p-5f;
 
-__host__ __device__ inline uint32_t bitsOf(float v) {
-#ifdef __CUDA_ARCH__
-  return __float_as_uint(v);
-#else
-  uint32_t b;
-  std::memcpy(&b, &v, sizeof b);
-  return b;
-#endif
-}
-__host__ __device__ inline float floatOf(uint32_t b) {
-#ifdef __CUDA_ARCH__
-  return __uint_as_float(b);
-#else
-  float v;
-  std::memcpy(&v, &b, sizeof v);
-  return v;
-#endif
-}
 // The weight of one tap: 2^x, x = (d2 * rangeScale + ax) + ay, x <= 0. d2 is the exact
 // squared RGB distance (an integer <= 195075, exact in float); ax, ay the spatial terms
 // of the tap's offsets. Range reduction: n = round(x) (ties to even), f = x - n exact in

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 namespace vp {
 
@@ -51,6 +52,25 @@ __host__ __device__ inline float divRn(float a, float b) {
   return __fdiv_rn(a, b);
 #else
   return a / b;
+#endif
+}
+// The bits of a float and the float of some bits.
+__host__ __device__ inline uint32_t bitsOf(float v) {
+#ifdef __CUDA_ARCH__
+  return __float_as_uint(v);
+#else
+  uint32_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+#endif
+}
+__host__ __device__ inline float floatOf(uint32_t b) {
+#ifdef __CUDA_ARCH__
+  return __uint_as_float(b);
+#else
+  float v;
+  std::memcpy(&v, &b, sizeof v);
+  return v;
 #endif
 }
 // New centre channel: the mean of the cluster's integer channel sum, rounded once.

@@ -1,5 +1,5 @@
-// Sobel edges on CUDA (edges.h): the kernel, a thin wrapper of the per-thread phases in
-// edges_tiles.h, and its launcher.
+// Sobel edges on CUDA (edges.h): the kernel, the per-lane stages of edges_tiles.h joined by
+// warp shuffles, and its launcher.
 #include "gpu/cuda/cuda_check.h"
 #include "gpu/filters/edges/edges.h"
 #include "gpu/filters/edges/edges_math.h"
@@ -10,20 +10,29 @@
 namespace vp {
 namespace {
 
+constexpr unsigned kFullWarp = 0xFFFFFFFFu;
+
 __global__ void __launch_bounds__(edges::kThreads) edgesKernel(ConstRgbaView in, RgbaView out, EdgesParams params) {
-  __shared__ uint8_t luma[edges::kLumaBytes];
-  const edges::EdgesBlock b(luma, int(blockIdx.x), int(blockIdx.y));
-  edges::edgesStage(b, in, int(threadIdx.x));
-  __syncthreads();
-  edges::edgesOutputs(b, in, out, params, int(threadIdx.x));
+  const edges::Lane l(int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));
+  if (!l.warpHasWork(in.width)) return;  // the whole warp: its shuffles need no absent lane
+  edges::Column c;
+  edges::columnOf(in, l, c);
+  const bool owner = l.ownsColumn(in.width);
+#pragma unroll
+  for (int i = 0; i < edges::kRows; ++i) {
+    const int smoothL = __shfl_up_sync(kFullWarp, c.smooth[i], 1), smoothR = __shfl_down_sync(kFullWarp, c.smooth[i], 1);
+    const int diffL = __shfl_up_sync(kFullWarp, c.diff[i], 1), diffR = __shfl_down_sync(kFullWarp, c.diff[i], 1);
+    const int y = l.y0 + i;
+    if (owner && y < in.height)
+      tiles::storePixel(out, l.x, y, edges::stripOutput(smoothL, smoothR, diffL, c.diff[i], diffR, c.pixel[i], params));
+  }
 }
 
 }  // namespace
 
 void edgesGpu(ConstRgbaView in, RgbaView out, const EdgesParams& params, cudaStream_t stream) {
   if (!edges::checkEdgesArgs(in, out, params, "edgesGpu")) return;
-  const dim3 grid((in.width + edges::kTileCols - 1) / edges::kTileCols,
-                  (in.height + edges::kTileRows - 1) / edges::kTileRows);
+  const dim3 grid((in.width + edges::kBlockCols - 1) / edges::kBlockCols, (in.height + edges::kRows - 1) / edges::kRows);
   edgesKernel<<<grid, edges::kThreads, 0, stream>>>(in, out, params);
   VP_CUDA_CHECK_LAUNCH();
 }

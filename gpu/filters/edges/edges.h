@@ -8,15 +8,16 @@
 //   Gy = [Y(x-1,y+1) + 2 Y(x,y+1) + Y(x+1,y+1)] - [Y(x-1,y-1) + 2 Y(x,y-1) + Y(x+1,y-1)]
 //        (y grows downwards; |Gx|, |Gy| <= 1020);
 //   M = min(255, round(sqrt(Gx^2 + Gy^2))), where for an integer n, round(sqrt(n)) = m + 1
-//        if n - m^2 > m else m, m = floor(sqrt(n)) (exact: an integer square root, no floats);
+//        if n - m^2 > m else m, m = floor(sqrt(n)) (exact on both backends: one correctly
+//        rounded float root, rounded to an integer, is that value for every n; edges_math.h);
 //   overlay = 0: out = (M, M, M, alpha);
 //   overlay = 1: out = (0, 0, 0, alpha) where M >= t, the input pixel elsewhere.
 // Alpha is copied from the input pixel. t = 0..255 (default 80); `kmeans=k=6,edges=overlay=1`
 // draws black outlines over flat colours (the cartoon look).
 //
-// GPU (docs/design/edges.md): one kernel, a 32x32 output tile per 256-thread block; the
-// luma of the tile and a 1-pixel halo computed once per pixel into shared memory, then Gx,
-// Gy and M per output (4 rows per thread).
+// GPU (docs/design/edges.md): one kernel; a warp owns 30 columns x 8 rows, a lane one column
+// (the outer two lanes the halo): its luma and vertical sums in registers, the horizontal
+// neighbours' by shuffle, no shared memory.
 #pragma once
 
 #include "gpu/filters/edges/edges_params.h"

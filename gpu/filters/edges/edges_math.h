@@ -1,8 +1,9 @@
 // The edge filter's arithmetic (edges.h), shared by the kernel and its CPU twin: luma,
-// the Sobel magnitude with an exact integer rounded square root, the output pixel, and the
-// argument checks. Integers only.
+// the Sobel magnitude with an exact rounded square root, the output pixel, and the argument
+// checks.
 #pragma once
 
+#include "gpu/filters/common/exact_float.h"
 #include "gpu/filters/common/view_checks.h"
 #include "gpu/filters/edges/edges.h"
 
@@ -13,22 +14,27 @@
 namespace vp::edges {
 
 // Y of a pixel word R | G << 8 | B << 16 | A << 24: (2126 R + 7152 G + 722 B + 5000) / 10000.
+// The device forms the sum with two 2-way dot products (IDP2A) instead of three extracts and
+// three multiply-adds: the same integer.
 __host__ __device__ inline uint32_t lumaOf(uint32_t p) {
-  return (2126u * (p & 0xFFu) + 7152u * ((p >> 8) & 0xFFu) + 722u * ((p >> 16) & 0xFFu) + 5000u) / 10000u;
+#ifdef __CUDA_ARCH__
+  const uint32_t s = __dp2a_hi(722u, p, __dp2a_lo(2126u | 7152u << 16, p, 5000u));
+#else
+  const uint32_t s = 2126u * (p & 0xFFu) + 7152u * ((p >> 8) & 0xFFu) + 722u * ((p >> 16) & 0xFFu) + 5000u;
+#endif
+  return s / 10000u;
 }
 
-// round(sqrt(n)) for n <= 65280 (so the result is <= 255): m = floor(sqrt(n)) digit by digit
-// (8 steps, the remainder n - m^2 alongside), then m + 1 when the remainder exceeds m, i.e.
-// n >= m^2 + m + 1 > (m + 1/2)^2.
+// round(sqrt(n)) for n <= 65280 (so the result is <= 255), exactly, by one correctly rounded
+// float square root on both backends (sqrtRn: the device's __fsqrt_rn, the host's sqrtss).
+// n is exact in float (bits of 2^23 + n, minus 2^23). s = rn(sqrt(n)) is within 2^-16 of
+// sqrt(n) (s < 256), and sqrt(n) is never within 1/2048 of a half-integer (|n - (m + 1/2)^2|
+// >= 1/4 over sqrt(n) + m + 1/2 <= 512), so s + 2^23, rounded to an integer, is round(sqrt(n))
+// (docs/design/edges.md; EdgesMath.RoundedSquareRootIsExact checks every n).
 __host__ __device__ inline uint32_t roundSqrt65280(uint32_t n) {
-  uint32_t m = 0, rem = n;
-  for (uint32_t bit = 1u << 14; bit != 0; bit >>= 2) {
-    const uint32_t t = m + bit;
-    const bool take = rem >= t;
-    rem = take ? rem - t : rem;
-    m = take ? (m >> 1) + bit : m >> 1;
-  }
-  return m + (rem > m ? 1u : 0u);
+  constexpr float k2p23 = 8388608.f;  // bits 0x4B000000
+  const float s = sqrtRn(subRn(floatOf(0x4B000000u | n), k2p23));
+  return bitsOf(addRn(s, k2p23)) - 0x4B000000u;
 }
 
 // M = min(255, round(sqrt(gx^2 + gy^2))). Past n = 65280 the rounded root is >= 255 (round(sqrt(65280))

@@ -1,66 +1,75 @@
-// The edge filter's GPU work as plain per-thread functions (edges.cu wraps them in the
-// kernel, a barrier between the two phases; the tests run them on the CPU for every block
-// and thread, every access bounds-checked: gpu/filters/common/tile_access.h).
+// The edge filter's GPU work as plain per-lane functions (edges.cu wraps them in the kernel,
+// with warp shuffles between the two stages; the tests run them on the CPU for every block,
+// warp and lane, the shuffles replaced by reading the neighbouring lanes' results).
 //
-// A 256-thread block owns a kTileCols x kTileRows output tile. Phase 1: the luma of the tile
-// and a 1-pixel halo, each pixel's once (coordinates clamped: border replicate), into
-// shared memory. Phase 2: a thread owns one column and kTileRows / 8 rows of the tile
-// (lanes: consecutive columns, so loads, luma reads and stores are contiguous); per output
-// it reads the 3x3 luma neighbourhood, computes Gx, Gy, the magnitude and the output pixel.
+// A warp owns a strip of kStripCols output columns and kRows rows: lane l works on column
+// x0 - 1 + l, so lanes 1..30 own outputs and lanes 0 and 31 are the strip's halo (the
+// neighbouring strips' edge columns, read again: an L1/L2 hit). Stage 1, per lane: the
+// column's pixels of rows y0 - 1 .. y0 + kRows (coordinates clamped: border replicate), their
+// luma, and per output row the column's vertical Sobel sums. Stage 2, per owning lane: Gx and
+// Gy from its own and its two neighbours' sums, the magnitude and the output pixel. No shared
+// memory and no barrier; every row's loads are issued before the first is used.
 #pragma once
 
-#include "gpu/filters/edges/edges_math.h"
 #include "gpu/filters/common/tile_access.h"
+#include "gpu/filters/edges/edges_math.h"
 #include "gpu/image.h"
 
 #include <cstdint>
 
 namespace vp::edges {
 
-using tiles::Tile;
-
-constexpr int kThreads = 256;
-constexpr int kTileCols = 32;
-constexpr int kTileRows = 32;
-constexpr int kRowsPerThread = kTileRows / (kThreads / kTileCols);  // 4
-constexpr int kLumaCols = kTileCols + 2;
-constexpr int kLumaRows = kTileRows + 2;
-constexpr int kLumaStride = kLumaCols + 2;  // bytes per shared luma row
-constexpr int kLumaBytes = kLumaRows * kLumaStride;
-
-struct EdgesBlock {
-  Tile<uint8_t> luma;  // Y of (x0 - 1 + c, y0 - 1 + r), coordinates clamped
-  int x0, y0;
-  __host__ __device__ EdgesBlock(uint8_t* smem, int bx, int by) : x0(bx * kTileCols), y0(by * kTileRows) {
-    luma = {smem, kLumaRows, kLumaCols, kLumaStride};
-  }
-};
+constexpr int kWarps = 8;                        // warps per block, strips side by side
+constexpr int kThreads = kWarps * 32;
+constexpr int kStripCols = 30;                   // output columns per warp (lanes 1..30)
+constexpr int kBlockCols = kWarps * kStripCols;  // 240
+constexpr int kRows = 8;                         // output rows per warp
 
 __host__ __device__ inline int clampTo(int v, int n) { return v < 0 ? 0 : (v >= n ? n - 1 : v); }
 
-__host__ __device__ inline void edgesStage(const EdgesBlock& b, ConstRgbaView in, int t) {
-  for (int i = t; i < kLumaRows * kLumaCols; i += kThreads) {
-    const int r = i / kLumaCols, c = i % kLumaCols;
-    const int x = clampTo(b.x0 - 1 + c, in.width), y = clampTo(b.y0 - 1 + r, in.height);
-    b.luma.at(r, c) = static_cast<uint8_t>(lumaOf(tiles::loadPixel(in, x, y)));
+// Where thread t of block (bx, by) works: its column (outside the image for some halo
+// lanes and for lanes past the right edge) and the strip's first output row.
+struct Lane {
+  int x, y0, lane;
+  __host__ __device__ Lane(int bx, int by, int t)
+      : x(bx * kBlockCols + (t / 32) * kStripCols + t % 32 - 1), y0(by * kRows), lane(t % 32) {}
+  // The warp has an output inside the image (a warp-uniform test).
+  __host__ __device__ bool warpHasWork(int width) const { return x - lane + 1 < width; }
+  __host__ __device__ bool ownsColumn(int width) const {
+    return lane >= 1 && lane <= kStripCols && x < width;
+  }
+};
+
+// Stage 1's result: per output row i (y0 + i), the column's input pixel and its vertical
+// sums Y(y-1) + 2 Y(y) + Y(y+1) and Y(y+1) - Y(y-1).
+struct Column {
+  uint32_t pixel[kRows];
+  int smooth[kRows];
+  int diff[kRows];
+};
+
+__host__ __device__ inline void columnOf(ConstRgbaView in, const Lane& l, Column& c) {
+  const int x = clampTo(l.x, in.width);
+  uint32_t px[kRows + 2];
+VP_UNROLL
+  for (int i = 0; i < kRows + 2; ++i) px[i] = tiles::loadPixel(in, x, clampTo(l.y0 - 1 + i, in.height));
+  int y[kRows + 2];
+VP_UNROLL
+  for (int i = 0; i < kRows + 2; ++i) y[i] = int(lumaOf(px[i]));
+VP_UNROLL
+  for (int i = 0; i < kRows; ++i) {
+    c.pixel[i] = px[i + 1];
+    c.smooth[i] = y[i] + 2 * y[i + 1] + y[i + 2];
+    c.diff[i] = y[i + 2] - y[i];
   }
 }
 
-__host__ __device__ inline void edgesOutputs(const EdgesBlock& b, ConstRgbaView in, RgbaView out,
-                                             const EdgesParams& params, int t) {
-  const int c = t % kTileCols, x = b.x0 + c;
-  if (x >= out.width) return;
-VP_UNROLL
-  for (int i = 0; i < kRowsPerThread; ++i) {
-    const int r = t / kTileCols + i * (kThreads / kTileCols), y = b.y0 + r;
-    if (y >= out.height) break;
-    uint32_t n[3][3];
-VP_UNROLL
-    for (int dy = 0; dy < 3; ++dy)
-VP_UNROLL
-      for (int dx = 0; dx < 3; ++dx) n[dy][dx] = b.luma.at(r + dy, c + dx);
-    tiles::storePixel(out, x, y, edgePixel(sobelAt(n), tiles::loadPixel(in, x, y), params));
-  }
+// Stage 2: the output pixel of an owned column at row i of the strip, from the left (L),
+// own (C) and right (R) columns' sums: Gx = smooth(x+1) - smooth(x-1), Gy = diff(x-1)
+// + 2 diff(x) + diff(x+1), the definition of edges.h regrouped (integers: exact).
+__host__ __device__ inline uint32_t stripOutput(int smoothL, int smoothR, int diffL, int diffC, int diffR,
+                                                uint32_t pixel, const EdgesParams& params) {
+  return edgePixel(sobelMagnitude(smoothR - smoothL, diffL + 2 * diffC + diffR), pixel, params);
 }
 
 }  // namespace vp::edges

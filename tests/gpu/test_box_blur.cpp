@@ -1,5 +1,6 @@
 // Box blur: the CPU twin against a plain O(r^2) window mean, the GPU against the twin
 // (exact equality, no tolerance), and the argument checks of both backends.
+#include "gpu/filters/blur/blur_strips.h"
 #include "gpu/filters/blur/box_blur.h"
 #include "gpu/filters/blur/box_blur_math.h"
 #include "support/blur_reference.h"
@@ -170,6 +171,59 @@ void expectArgumentChecks(RgbaView a, RgbaView b, Blur&& blur) {
   EXPECT_NO_THROW(run(a, b, BlurParams{kMaxBlurRadius, kMaxBlurPasses, BorderMode::Wrap}));
 }
 
+// ---- the strip pass's per-lane stages run on the host for every block, warp and lane,
+// each shuffle replaced by reading the neighbouring lanes' stage-1 results ----
+
+template <int R>
+HostImage stripsOnHost(const HostImage& in, BorderMode border) {
+  const int w = in.width(), h = in.height();
+  HostImage out(w, h);
+  test::poison(out);
+  const blur::Divider dv = blur::makeDivider(uint32_t(2 * R + 1) * uint32_t(2 * R + 1));
+  const int blockCols = blur::kStripWarps * blur::stripCols(R);
+  for (int by = 0; by < (h + blur::kStripRows - 1) / blur::kStripRows; ++by)
+    for (int bx = 0; bx < (w + blockCols - 1) / blockCols; ++bx)
+      for (int warp = 0; warp < blur::kStripWarps; ++warp) {
+        if (!blur::StripLane<R>(bx, by, warp * 32).warpHasWork(w)) continue;
+        std::vector<blur::StripColumn> cols(32);
+        for (int lane = 0; lane < 32; ++lane)
+          blur::stripColumn<R>(in.cview(), border, blur::StripLane<R>(bx, by, warp * 32 + lane), cols[lane]);
+        for (int lane = 0; lane < 32; ++lane) {
+          const blur::StripLane<R> l(bx, by, warp * 32 + lane);
+          if (!l.ownsColumn(w)) continue;
+          for (int i = 0; i < blur::kStripRows && l.y0 + i < h; ++i) {
+            uint32_t rb = 0, ga = 0;
+            for (int d = -R; d <= R; ++d) rb += cols[lane + d].rb[i], ga += cols[lane + d].ga[i];
+            tiles::storePixel(out.view(), l.x, l.y0 + i, blur::stripOutput(rb, ga, cols[lane].pixel[i], dv));
+          }
+        }
+      }
+  return out;
+}
+
+HostImage stripsOnHost(const HostImage& in, int r, BorderMode border) {
+  switch (r) {
+    case 1: return stripsOnHost<1>(in, border);
+    case 2: return stripsOnHost<2>(in, border);
+    case 3: return stripsOnHost<3>(in, border);
+    case 4: return stripsOnHost<4>(in, border);
+    default: return stripsOnHost<5>(in, border);
+  }
+}
+
+TEST(BoxBlurStripsOnHost, KernelStagesMatchCpuTwin) {
+  for (auto [w, h] : std::vector<std::pair<int, int>>{{1, 1}, {2, 3}, {7, 5}, {37, 23}, {221, 9}, {241, 17}, {333, 70}}) {
+    BoxBlurCpuScratch scratch(w, h);
+    const HostImage in = makeInput(w, h, true, 7);
+    for (BorderMode mode : kBorderModes)
+      for (int r = 1; r <= blur::kMaxStripRadius; ++r) {
+        const BlurParams p{r, 1, mode};
+        const test::ImageDiff d = test::compare(stripsOnHost(in, r, mode), cpuBlur(in, p, scratch));
+        ASSERT_EQ(d.differing, 0u) << describe(w, h, true, p) << ": " << d.first;
+      }
+  }
+}
+
 TEST(BoxBlurArgs, CpuRejectsBadArguments) {
   test::expectCpuArgumentChecks<BlurParams, BoxBlurCpuScratch>(
       kMaxBlurDimension, [](RgbaView a, RgbaView b, auto&& run) { expectArgumentChecks(a, b, run); }, boxBlurCpu);
@@ -179,6 +233,8 @@ constexpr BlurPass kPasses[] = {BlurPass::Fused, BlurPass::Slide, BlurPass::Slid
                                 BlurPass::WholeColumns};
 const char* passName(BlurPass pass) {
   switch (pass) {
+    case BlurPass::Strips:
+      return "strips";
     case BlurPass::Fused:
       return "fused";
     case BlurPass::Slide:
@@ -203,6 +259,12 @@ TEST(BoxBlurArgs, GpuRejectsBadArguments) {
     expectArgumentChecks(a.view(), b.view(), [&](ConstRgbaView in, RgbaView out, const BlurParams& p) {
       detail::boxBlurGpuWithPass(in, out, p, pass, ws, stream);
     });
+  // The strip pass takes radii 1..kMaxStripRadius only; the policy never gives it others.
+  EXPECT_THROW(detail::boxBlurGpuWithPass(a.view(), b.view(), BlurParams{blur::kMaxStripRadius + 1}, BlurPass::Strips,
+                                          ws, stream),
+               std::invalid_argument);
+  EXPECT_NO_THROW(detail::boxBlurGpuWithPass(a.view(), b.view(), BlurParams{blur::kMaxStripRadius, 3, BorderMode::Wrap},
+                                             BlurPass::Strips, ws, stream));
   EXPECT_THROW(boxBlurGpu(big.view(), big2.view(), BlurParams{}, ws, stream), std::invalid_argument);
   EXPECT_THROW(BoxBlurWorkspace(0, 5), std::invalid_argument);
   EXPECT_THROW(BoxBlurWorkspace(kMaxBlurDimension + 1, 5), std::invalid_argument);
@@ -288,6 +350,9 @@ TEST(BoxBlurGpu, EveryShippedPassMatchesCpu) {
     expectGpuMatchesCpu({sizes, {1, 3, 15, 33, 100, 128}, {1, 3}, {false}, pass});
     expectGpuMatchesCpu({{{37, 23}, {1921, 1081}}, {2, 50}, {2}, {true}, pass});
   }
+  SCOPED_TRACE("strips");
+  expectGpuMatchesCpu({sizes, {1, 2, 3, 4, 5}, {1, 3}, {false}, BlurPass::Strips});
+  expectGpuMatchesCpu({{{37, 23}, {1921, 1081}, {3841, 2161}}, {1, 5}, {2}, {true}, BlurPass::Strips});
 }
 
 TEST(BoxBlurPolicy, ShippedConfigurations) {
@@ -300,6 +365,7 @@ TEST(BoxBlurPolicy, ShippedConfigurations) {
   // 8-column blocks, 4K frames narrower ones.
   EXPECT_EQ(name(hd, 1), "fused");
   EXPECT_EQ(name(hd, 5), "fused");
+  EXPECT_EQ(name(uhd, 15), "fused");
   EXPECT_EQ(name(hd, 15), "slide");
   EXPECT_EQ(name(hd, 50), "columns");
   EXPECT_EQ(name(uhd, 50), "fused");
@@ -312,7 +378,8 @@ TEST(BoxBlurPolicy, ShippedConfigurations) {
 
 // Views that start mid-allocation (rows not 256-byte aligned, pitch of the parent),
 // and two blurs queued back to back on one stream sharing a workspace.
-void expectSubViewsAndBackToBackCalls(BlurPass pass) {
+void expectSubViewsAndBackToBackCalls(BlurPass pass, BlurParams p1 = {100, 3, BorderMode::Reflect},
+                                      BlurParams p2 = {4, 2, BorderMode::Wrap}) {
   const int W = 301, H = 203, x0 = 3, y0 = 2, w = 290, h = 190;
   const HostImage full = test::makeNatural(W, H, 41);
   const DeviceImage din = test::upload(full);
@@ -329,7 +396,6 @@ void expectSubViewsAndBackToBackCalls(BlurPass pass) {
   BoxBlurWorkspace ws(W, H);
   BoxBlurCpuScratch scratch(w, h);
   Stream stream;
-  const BlurParams p1{100, 3, BorderMode::Reflect}, p2{4, 2, BorderMode::Wrap};
   detail::boxBlurGpuWithPass(sub(din), sub(dout), p1, pass, ws, stream);
   detail::boxBlurGpuWithPass(sub(dout), sub(dout2), p2, pass, ws, stream);  // reads the first result
   stream.synchronize();
@@ -350,6 +416,8 @@ TEST(BoxBlurGpu, SubViewsAndBackToBackCalls) {
     SCOPED_TRACE(passName(pass));
     expectSubViewsAndBackToBackCalls(pass);
   }
+  SCOPED_TRACE("strips");
+  expectSubViewsAndBackToBackCalls(BlurPass::Strips, {5, 3, BorderMode::Reflect}, {2, 2, BorderMode::Zero});
 }
 
 // Few launches, for compute-sanitizer (memcheck, racecheck, synccheck): every shipped pass
@@ -361,6 +429,7 @@ TEST(BoxBlurGpu, SanitizerSubset) {
     SCOPED_TRACE(passName(pass));
     expectGpuMatchesCpu({{{37, 23}, {1100, 12}, {2100, 3}, {4200, 2}}, {3, 40}, {2}, {false}, pass});
   }
+  expectGpuMatchesCpu({{{37, 23}, {1100, 12}, {2100, 3}}, {1, 5}, {2}, {false}, BlurPass::Strips});
 }
 
 }  // namespace

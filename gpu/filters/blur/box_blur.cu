@@ -54,7 +54,8 @@ void runPolicy(ConstRgbaView in, RgbaView out, const BlurParams& params, const B
                BoxBlurWorkspace& ws, cudaStream_t stream) {
   const int w = in.width, h = in.height, r = params.radius;
   const ImageView<ushort4> sums =
-      policy.pass == BlurPass::Fused ? ImageView<ushort4>{} : BoxBlurWorkspaceAccess::sums(ws, w, h);
+      policy.pass == BlurPass::Fused || policy.pass == BlurPass::Strips ? ImageView<ushort4>{}
+                                                                        : BoxBlurWorkspaceAccess::sums(ws, w, h);
   const RgbaView pingPong = params.passes > 1 ? BoxBlurWorkspaceAccess::pingPong(ws, w, h) : RgbaView{};
   const bool pdl = BoxBlurWorkspaceAccess::pdl(ws);
   ConstRgbaView src = in;
@@ -63,6 +64,9 @@ void runPolicy(ConstRgbaView in, RgbaView out, const BlurParams& params, const B
     const RgbaView dst = ((params.passes - 1 - pass) % 2 == 0) ? out : pingPong;
     const bool firstPdl = pdl && pass > 0;  // the call's first kernel waits for the stream the ordinary way
     switch (policy.pass) {
+      case BlurPass::Strips:
+        blur::launchStripPass(src, dst, r, params.border, firstPdl, stream);
+        break;
       case BlurPass::Fused:
         blur::launchFusedPass(src, dst, r, params.border, BoxBlurWorkspaceAccess::smCount(ws), firstPdl,
                               stream);

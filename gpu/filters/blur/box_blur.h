@@ -35,7 +35,8 @@ struct BlurParams {
 // Device scratch for boxBlurGpu, for frames up to the largest: the column sums (ushort4 per
 // pixel: R, G, B sums and alpha) of the two-pass configurations and a ping-pong image for
 // passes > 1. Each is allocated, for the largest frame, by the first call that needs it: a
-// one-pass fused blur (the default radius) never does, which saves 100 MB per stream at 4K.
+// one-pass fused or strip blur (the default radius) never does, which saves 100 MB per stream
+// at 4K.
 class BoxBlurWorkspace {
  public:
   // Throws std::invalid_argument for sizes outside 1..kMaxBlurDimension (or beyond

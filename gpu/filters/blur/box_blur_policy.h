@@ -6,6 +6,9 @@
 //
 //   fused          one kernel per pass for both axes (blur_fused.cu): r <= 5, and up to
 //                  r = 50 on tall frames (whole-column blocks narrower than 8 columns: 4K)
+//   strips         one kernel per pass for both axes, a warp a strip of columns, no shared
+//                  memory (blur_strips.cu), r <= 5: selectable (detail::boxBlurGpuWithPass),
+//                  not chosen until BM_BoxBlurGpuPass has timed it against fused
 //   slide          two passes, the sliding-window column pass, loads 4 rows at a time:
 //                  r <= 15 on short frames (1080p)
 //   slide-wide     the same with loads 8 rows at a time and the first window 16: tall
@@ -23,13 +26,13 @@
 
 namespace vp {
 
-enum class BlurPass { Fused, Slide, SlideWide, WholeColumns };
+enum class BlurPass { Strips, Fused, Slide, SlideWide, WholeColumns };
 // Row pass of the two-pass configurations: a register scan by 8 warps (rows up to 2048
 // pixels) or 32 warps (up to 4096), else a chunked scan through shared memory.
 enum class BlurRowPass { Warps8, Warps32, Chunked };
 
 struct BoxBlurPolicy {
-  const char* name;      // "fused", "slide", "slide-wide" or "columns"
+  const char* name;      // "strips", "fused", "slide", "slide-wide" or "columns"
   const char* evidence;  // the measurement that chose the pass (figure and benchmark)
   BlurPass pass;
   BlurRowPass row;          // unused by the fused pass

@@ -1,0 +1,64 @@
+// Box blur's strip pass (blur_strips.h): the kernel, the per-lane stages joined by warp
+// shuffles, one instantiation per radius 1..kMaxStripRadius, and its launcher.
+#include "gpu/cuda/launch.cuh"
+#include "gpu/filters/blur/blur_passes.h"
+#include "gpu/filters/blur/blur_strips.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace vp::blur {
+namespace {
+
+constexpr unsigned kFullWarp = 0xFFFFFFFFu;
+
+// Sum of v over lanes lane - R .. lane + R (valid on the owning lanes R .. 31 - R).
+template <int R>
+__device__ __forceinline__ uint32_t laneWindow(uint32_t v) {
+  uint32_t s = v;
+#pragma unroll
+  for (int d = 1; d <= R; ++d) s += __shfl_up_sync(kFullWarp, v, d) + __shfl_down_sync(kFullWarp, v, d);
+  return s;
+}
+
+template <int R>
+__global__ void __launch_bounds__(kStripThreads)
+    stripBlurKernel(ConstRgbaView in, RgbaView out, BorderMode border, Divider dv) {
+  waitForPriorGrid();  // no-op unless launched with programmatic dependent launch
+  releaseNextGrid();
+  const StripLane<R> l(int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));
+  if (!l.warpHasWork(in.width)) return;  // the whole warp: its shuffles need no absent lane
+  StripColumn c;
+  stripColumn<R>(in, border, l, c);
+  const bool owner = l.ownsColumn(in.width);
+#pragma unroll
+  for (int i = 0; i < kStripRows; ++i) {
+    const uint32_t rb = laneWindow<R>(c.rb[i]), ga = laneWindow<R>(c.ga[i]);
+    const int y = l.y0 + i;
+    if (owner && y < in.height) tiles::storePixel(out, l.x, y, stripOutput(rb, ga, c.pixel[i], dv));
+  }
+}
+
+template <int R>
+void launchStrips(ConstRgbaView in, RgbaView out, BorderMode border, bool pdl, cudaStream_t stream) {
+  const int blockCols = kStripWarps * stripCols(R);
+  const dim3 grid((in.width + blockCols - 1) / blockCols, (in.height + kStripRows - 1) / kStripRows);
+  launchKernel(stripBlurKernel<R>, grid, dim3(kStripThreads), 0, stream, pdl, in, out, border,
+               makeDivider(uint32_t(2 * R + 1) * uint32_t(2 * R + 1)));
+}
+
+}  // namespace
+
+void launchStripPass(ConstRgbaView in, RgbaView out, int radius, BorderMode border, bool pdl, cudaStream_t stream) {
+  switch (radius) {
+    case 1: return launchStrips<1>(in, out, border, pdl, stream);
+    case 2: return launchStrips<2>(in, out, border, pdl, stream);
+    case 3: return launchStrips<3>(in, out, border, pdl, stream);
+    case 4: return launchStrips<4>(in, out, border, pdl, stream);
+    case 5: return launchStrips<5>(in, out, border, pdl, stream);
+    default: throw std::invalid_argument("box blur strip pass: radius " + std::to_string(radius) + " outside 1.." +
+                                         std::to_string(kMaxStripRadius));
+  }
+}
+
+}  // namespace vp::blur

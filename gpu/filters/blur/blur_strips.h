@@ -1,0 +1,83 @@
+// Box blur's strip pass for small radii (blur_strips.cu): both axes in one kernel, no shared
+// memory, no barrier. Plain per-lane stages: the kernel joins them with warp shuffles, the
+// tests run them on the CPU for every block, warp and lane, reading the neighbouring lanes'
+// stage-1 results instead.
+//
+// A warp owns a strip of 32 - 2R output columns and kStripRows rows: lane l works on column
+// x0 - R + l, so lanes R .. 31 - R own outputs and the outer R lanes on each side are the
+// strip's halo (the neighbouring strips' columns, read again from L1/L2). Stage 1, per lane:
+// the column's samples of rows y0 - R .. y0 + kStripRows - 1 + R through the border, as the
+// two-lane words R | B << 16 and G | A << 16, and per output row their vertical window sums
+// (the first window summed, then slid: + entering, - leaving). Stage 2, per owning lane: the
+// horizontal window sum of those over lanes l - R .. l + R, divided and rounded per channel
+// (Divider: the same integers as the CPU twin), alpha from the centre pixel. 16-bit lanes
+// stay exact: a window holds at most 121 samples < 256 (R <= kMaxStripRadius).
+#pragma once
+
+#include "gpu/filters/blur/box_blur_math.h"
+#include "gpu/filters/common/tile_access.h"
+#include "gpu/image.h"
+
+#include <cstdint>
+
+namespace vp::blur {
+
+constexpr int kMaxStripRadius = 5;
+constexpr int kStripWarps = 8;  // warps per block, strips side by side
+constexpr int kStripThreads = kStripWarps * 32;
+constexpr int kStripRows = 8;  // output rows per warp
+static_assert((2 * kMaxStripRadius + 1) * (2 * kMaxStripRadius + 1) * 255 < (1 << 16), "16-bit lanes");
+
+__host__ __device__ constexpr int stripCols(int r) { return 32 - 2 * r; }  // output columns per warp
+
+// Where thread t of block (bx, by) works at radius R.
+template <int R>
+struct StripLane {
+  int x, y0, lane;
+  __host__ __device__ StripLane(int bx, int by, int t)
+      : x((bx * kStripWarps + t / 32) * stripCols(R) + t % 32 - R), y0(by * kStripRows), lane(t % 32) {}
+  __host__ __device__ bool warpHasWork(int width) const { return x - lane + R < width; }  // warp-uniform
+  __host__ __device__ bool ownsColumn(int width) const { return lane >= R && lane < 32 - R && x < width; }
+};
+
+// Stage 1's result: per output row i, the centre pixel and the column's vertical window sums.
+struct StripColumn {
+  uint32_t pixel[kStripRows];
+  uint32_t rb[kStripRows], ga[kStripRows];
+};
+
+template <int R>
+__host__ __device__ inline void stripColumn(ConstRgbaView in, BorderMode border, const StripLane<R>& l,
+                                            StripColumn& c) {
+  constexpr int kLoads = kStripRows + 2 * R;
+  const int x = extendIndex(l.x, in.width, border);  // < 0: a zero sample (border zero)
+  const bool rowsInside = l.y0 - R >= 0 && l.y0 + kStripRows + R <= in.height;
+  uint32_t px[kLoads];
+VP_UNROLL
+  for (int i = 0; i < kLoads; ++i) {
+    const int y = rowsInside ? l.y0 - R + i : extendIndex(l.y0 - R + i, in.height, border);
+    px[i] = (x >= 0 && y >= 0) ? tiles::loadPixel(in, x, y) : 0u;
+  }
+  uint32_t rb = 0, ga = 0;
+VP_UNROLL
+  for (int i = 0; i < 2 * R + 1; ++i) rb += lanesRb(px[i]), ga += lanesGa(px[i]);
+VP_UNROLL
+  for (int i = 0; i < kStripRows; ++i) {
+    if (i > 0) {
+      rb += lanesRb(px[i + 2 * R]) - lanesRb(px[i - 1]);
+      ga += lanesGa(px[i + 2 * R]) - lanesGa(px[i - 1]);
+    }
+    c.pixel[i] = px[i + R];
+    c.rb[i] = rb;
+    c.ga[i] = ga;
+  }
+}
+
+// Stage 2: the output pixel from the window's two-lane sums (R | B << 16, G | A << 16) and
+// the centre pixel (its alpha).
+__host__ __device__ inline uint32_t stripOutput(uint32_t rb, uint32_t ga, uint32_t centre, const Divider& dv) {
+  return roundDiv(rb & 0xFFFFu, dv) | roundDiv(ga & 0xFFFFu, dv) << 8 | roundDiv(rb >> 16, dv) << 16 |
+         (centre & 0xFF000000u);
+}
+
+}  // namespace vp::blur

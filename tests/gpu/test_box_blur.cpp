@@ -363,8 +363,10 @@ TEST(BoxBlurPolicy, ShippedConfigurations) {
   };
   // On the H200 (and any device with >= 100 KB of shared memory per block): 1080p frames get
   // 8-column blocks, 4K frames narrower ones.
-  EXPECT_EQ(name(hd, 1), "fused");
-  EXPECT_EQ(name(hd, 5), "fused");
+  EXPECT_EQ(name(hd, 1), "strips");
+  EXPECT_EQ(name(hd, 5), "strips");
+  EXPECT_EQ(name(uhd, 4), "strips");
+  EXPECT_EQ(name(uhd, 5), "fused");
   EXPECT_EQ(name(uhd, 15), "fused");
   EXPECT_EQ(name(hd, 15), "slide");
   EXPECT_EQ(name(hd, 50), "columns");

@@ -1,5 +1,5 @@
 // The shipped box blur configurations and the choice between them (box_blur_policy.h).
-// Figures: H200, replicate border, one pass, CUDA events around the whole call.
+// Figures: H200 unless said, replicate border, one pass, CUDA events around the whole call.
 #include "gpu/filters/blur/box_blur_policy.h"
 
 #include "gpu/filters/blur/blur_passes.h"
@@ -21,7 +21,14 @@ BoxBlurPolicy selectBoxBlurPolicy(size_t columnSharedBytes, int width, int heigh
     p.row = BlurRowPass::Warps8;
     p.rowEvidence = "BM_BoxBlurGpuVariant 1080p r 15: 8 warps x 2 chunks 1.3 us faster than 16 x 1";
   }
-  if (radius <= 5 || (tall && radius <= 50)) {
+  if (radius <= 4 || (radius == 5 && !tall)) {
+    p.name = "strips";
+    p.pass = BlurPass::Strips;
+    p.evidence =
+        "BM_BoxBlurGpuPass (H100, batched) strips against fused: 1080p r 1 / 2 / 3 / 4 / 5 9.4 / 11.2 / 13.0 / 14.9 / "
+        "17.5 us against 16.1 / 17.2 / 17.5 / 18.4 / 18.9; 4K r 1 / 4 29.6 / 48.1 against 46.7 / 51.8, r 5 57.8 "
+        "against 52.7 (fused keeps tall r 5)";
+  } else if (radius <= 5 || (tall && radius <= 50)) {
     p.name = "fused";
     p.pass = BlurPass::Fused;
     p.evidence =

@@ -4,11 +4,10 @@
 // and the benchmarks call it to name what they time, so a benchmark figure is the
 // configuration the application runs. By frame size and radius (r >= 1; r = 0 is a copy):
 //
-//   fused          one kernel per pass for both axes (blur_fused.cu): r <= 5, and up to
-//                  r = 50 on tall frames (whole-column blocks narrower than 8 columns: 4K)
 //   strips         one kernel per pass for both axes, a warp a strip of columns, no shared
-//                  memory (blur_strips.cu), r <= 5: selectable (detail::boxBlurGpuWithPass),
-//                  not chosen until BM_BoxBlurGpuPass has timed it against fused
+//                  memory (blur_strips.cu): r <= 4, and r = 5 on short frames
+//   fused          one kernel per pass for both axes (blur_fused.cu): r = 5 and up to r = 50
+//                  on tall frames (whole-column blocks narrower than 8 columns: 4K)
 //   slide          two passes, the sliding-window column pass, loads 4 rows at a time:
 //                  r <= 15 on short frames (1080p)
 //   slide-wide     the same with loads 8 rows at a time and the first window 16: tall

@@ -34,7 +34,7 @@ struct BoxBlurPolicy {
   const char* name;      // "strips", "fused", "slide", "slide-wide" or "columns"
   const char* evidence;  // the measurement that chose the pass (figure and benchmark)
   BlurPass pass;
-  BlurRowPass row;          // unused by the fused pass
+  BlurRowPass row;          // unused by the one-kernel passes (strips, fused)
   const char* rowEvidence;  // the measurement that chose the row pass
 };
 

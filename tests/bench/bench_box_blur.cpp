@@ -57,7 +57,8 @@ void BM_BoxBlurGpuPass(benchmark::State& state) {
   DeviceImage out(w, h);
   BoxBlurWorkspace ws(w, h);
   Stream stream;
-  timeCudaLoop(state, stream, [&](cudaStream_t s) { detail::boxBlurGpuWithPass(in.view(), out.view(), p, pass, ws, s); });
+  timeCudaLoop(state, stream,
+               [&](cudaStream_t s) { detail::boxBlurGpuWithPass(in.view(), out.view(), p, pass, ws, s); });
   setImageBytes(state, w, h);
   state.SetLabel(std::string(pass == BlurPass::Strips ? "strips" : "fused") + timingTag());
 }

@@ -212,7 +212,9 @@ HostImage stripsOnHost(const HostImage& in, int r, BorderMode border) {
 }
 
 TEST(BoxBlurStripsOnHost, KernelStagesMatchCpuTwin) {
-  for (auto [w, h] : std::vector<std::pair<int, int>>{{1, 1}, {2, 3}, {7, 5}, {37, 23}, {221, 9}, {241, 17}, {333, 70}}) {
+  const std::vector<std::pair<int, int>> sizes = {{1, 1},   {2, 3},   {7, 5},  {37, 23},
+                                                  {221, 9}, {241, 17}, {333, 70}};
+  for (auto [w, h] : sizes) {
     BoxBlurCpuScratch scratch(w, h);
     const HostImage in = makeInput(w, h, true, 7);
     for (BorderMode mode : kBorderModes)
@@ -260,11 +262,10 @@ TEST(BoxBlurArgs, GpuRejectsBadArguments) {
       detail::boxBlurGpuWithPass(in, out, p, pass, ws, stream);
     });
   // The strip pass takes radii 1..kMaxStripRadius only; the policy never gives it others.
-  EXPECT_THROW(detail::boxBlurGpuWithPass(a.view(), b.view(), BlurParams{blur::kMaxStripRadius + 1}, BlurPass::Strips,
-                                          ws, stream),
+  const BlurParams tooWide{blur::kMaxStripRadius + 1}, widest{blur::kMaxStripRadius, 3, BorderMode::Wrap};
+  EXPECT_THROW(detail::boxBlurGpuWithPass(a.view(), b.view(), tooWide, BlurPass::Strips, ws, stream),
                std::invalid_argument);
-  EXPECT_NO_THROW(detail::boxBlurGpuWithPass(a.view(), b.view(), BlurParams{blur::kMaxStripRadius, 3, BorderMode::Wrap},
-                                             BlurPass::Strips, ws, stream));
+  EXPECT_NO_THROW(detail::boxBlurGpuWithPass(a.view(), b.view(), widest, BlurPass::Strips, ws, stream));
   EXPECT_THROW(boxBlurGpu(big.view(), big2.view(), BlurParams{}, ws, stream), std::invalid_argument);
   EXPECT_THROW(BoxBlurWorkspace(0, 5), std::invalid_argument);
   EXPECT_THROW(BoxBlurWorkspace(kMaxBlurDimension + 1, 5), std::invalid_argument);

@@ -136,7 +136,8 @@ HostImage edgesTilesOnHost(const HostImage& in, const EdgesParams& p) {
       for (int warp = 0; warp < edges::kWarps; ++warp) {
         if (!edges::Lane(bx, by, warp * 32).warpHasWork(w)) continue;
         std::vector<edges::Column> cols(32);
-        for (int lane = 0; lane < 32; ++lane) edges::columnOf(in.cview(), edges::Lane(bx, by, warp * 32 + lane), cols[lane]);
+        for (int lane = 0; lane < 32; ++lane)
+          edges::columnOf(in.cview(), edges::Lane(bx, by, warp * 32 + lane), cols[lane]);
         for (int lane = 0; lane < 32; ++lane) {
           const edges::Lane l(bx, by, warp * 32 + lane);
           if (!l.ownsColumn(w)) continue;

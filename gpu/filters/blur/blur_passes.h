@@ -65,6 +65,7 @@ void launchFusedPass(ConstRgbaView in, RgbaView out, int radius, BorderMode bord
 
 // ---- strip pass (blur_strips.cu): both axes in one kernel, a warp a strip of columns, no
 // shared memory; radius 1..kMaxStripRadius (blur_strips.h), std::invalid_argument beyond
-void launchStripPass(ConstRgbaView in, RgbaView out, int radius, BorderMode border, bool pdl, cudaStream_t stream);
+void launchStripPass(ConstRgbaView in, RgbaView out, int radius, BorderMode border, bool pdl,
+                     cudaStream_t stream);
 
 }  // namespace vp::blur

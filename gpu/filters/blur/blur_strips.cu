@@ -49,15 +49,22 @@ void launchStrips(ConstRgbaView in, RgbaView out, BorderMode border, bool pdl, c
 
 }  // namespace
 
-void launchStripPass(ConstRgbaView in, RgbaView out, int radius, BorderMode border, bool pdl, cudaStream_t stream) {
+void launchStripPass(ConstRgbaView in, RgbaView out, int radius, BorderMode border, bool pdl,
+                     cudaStream_t stream) {
   switch (radius) {
-    case 1: return launchStrips<1>(in, out, border, pdl, stream);
-    case 2: return launchStrips<2>(in, out, border, pdl, stream);
-    case 3: return launchStrips<3>(in, out, border, pdl, stream);
-    case 4: return launchStrips<4>(in, out, border, pdl, stream);
-    case 5: return launchStrips<5>(in, out, border, pdl, stream);
-    default: throw std::invalid_argument("box blur strip pass: radius " + std::to_string(radius) + " outside 1.." +
-                                         std::to_string(kMaxStripRadius));
+    case 1:
+      return launchStrips<1>(in, out, border, pdl, stream);
+    case 2:
+      return launchStrips<2>(in, out, border, pdl, stream);
+    case 3:
+      return launchStrips<3>(in, out, border, pdl, stream);
+    case 4:
+      return launchStrips<4>(in, out, border, pdl, stream);
+    case 5:
+      return launchStrips<5>(in, out, border, pdl, stream);
+    default:
+      throw std::invalid_argument("box blur strip pass: radius " + std::to_string(radius) + " outside 1.." +
+                                  std::to_string(kMaxStripRadius));
   }
 }
 

@@ -75,7 +75,8 @@ VP_UNROLL
 
 // Stage 2: the output pixel from the window's two-lane sums (R | B << 16, G | A << 16) and
 // the centre pixel (its alpha).
-__host__ __device__ inline uint32_t stripOutput(uint32_t rb, uint32_t ga, uint32_t centre, const Divider& dv) {
+__host__ __device__ inline uint32_t stripOutput(uint32_t rb, uint32_t ga, uint32_t centre,
+                                                const Divider& dv) {
   return roundDiv(rb & 0xFFFFu, dv) | roundDiv(ga & 0xFFFFu, dv) << 8 | roundDiv(rb >> 16, dv) << 16 |
          (centre & 0xFF000000u);
 }

@@ -53,9 +53,8 @@ namespace {
 void runPolicy(ConstRgbaView in, RgbaView out, const BlurParams& params, const BoxBlurPolicy& policy,
                BoxBlurWorkspace& ws, cudaStream_t stream) {
   const int w = in.width, h = in.height, r = params.radius;
-  const ImageView<ushort4> sums =
-      policy.pass == BlurPass::Fused || policy.pass == BlurPass::Strips ? ImageView<ushort4>{}
-                                                                        : BoxBlurWorkspaceAccess::sums(ws, w, h);
+  const bool oneKernel = policy.pass == BlurPass::Fused || policy.pass == BlurPass::Strips;
+  const ImageView<ushort4> sums = oneKernel ? ImageView<ushort4>{} : BoxBlurWorkspaceAccess::sums(ws, w, h);
   const RgbaView pingPong = params.passes > 1 ? BoxBlurWorkspaceAccess::pingPong(ws, w, h) : RgbaView{};
   const bool pdl = BoxBlurWorkspaceAccess::pdl(ws);
   ConstRgbaView src = in;

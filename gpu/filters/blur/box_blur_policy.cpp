@@ -25,9 +25,9 @@ BoxBlurPolicy selectBoxBlurPolicy(size_t columnSharedBytes, int width, int heigh
     p.name = "strips";
     p.pass = BlurPass::Strips;
     p.evidence =
-        "BM_BoxBlurGpuPass (H100, batched) strips against fused: 1080p r 1 / 2 / 3 / 4 / 5 9.4 / 11.2 / 13.0 / 14.9 / "
-        "17.5 us against 16.1 / 17.2 / 17.5 / 18.4 / 18.9; 4K r 1 / 4 29.6 / 48.1 against 46.7 / 51.8, r 5 57.8 "
-        "against 52.7 (fused keeps tall r 5)";
+        "BM_BoxBlurGpuPass (H100, batched) strips against fused: 1080p r 1 / 2 / 3 / 4 / 5 "
+        "9.4 / 11.2 / 13.0 / 14.9 / 17.5 us against 16.1 / 17.2 / 17.5 / 18.4 / 18.9; 4K r 1 / 4 "
+        "29.6 / 48.1 against 46.7 / 51.8, r 5 57.8 against 52.7 (fused keeps tall r 5)";
   } else if (radius <= 5 || (tall && radius <= 50)) {
     p.name = "fused";
     p.pass = BlurPass::Fused;

@@ -12,7 +12,8 @@ namespace {
 
 constexpr unsigned kFullWarp = 0xFFFFFFFFu;
 
-__global__ void __launch_bounds__(edges::kThreads) edgesKernel(ConstRgbaView in, RgbaView out, EdgesParams params) {
+__global__ void __launch_bounds__(edges::kThreads)
+    edgesKernel(ConstRgbaView in, RgbaView out, EdgesParams params) {
   const edges::Lane l(int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));
   if (!l.warpHasWork(in.width)) return;  // the whole warp: its shuffles need no absent lane
   edges::Column c;
@@ -20,11 +21,14 @@ __global__ void __launch_bounds__(edges::kThreads) edgesKernel(ConstRgbaView in,
   const bool owner = l.ownsColumn(in.width);
 #pragma unroll
   for (int i = 0; i < edges::kRows; ++i) {
-    const int smoothL = __shfl_up_sync(kFullWarp, c.smooth[i], 1), smoothR = __shfl_down_sync(kFullWarp, c.smooth[i], 1);
-    const int diffL = __shfl_up_sync(kFullWarp, c.diff[i], 1), diffR = __shfl_down_sync(kFullWarp, c.diff[i], 1);
+    const int smoothL = __shfl_up_sync(kFullWarp, c.smooth[i], 1),
+              smoothR = __shfl_down_sync(kFullWarp, c.smooth[i], 1);
+    const int diffL = __shfl_up_sync(kFullWarp, c.diff[i], 1),
+              diffR = __shfl_down_sync(kFullWarp, c.diff[i], 1);
     const int y = l.y0 + i;
     if (owner && y < in.height)
-      tiles::storePixel(out, l.x, y, edges::stripOutput(smoothL, smoothR, diffL, c.diff[i], diffR, c.pixel[i], params));
+      tiles::storePixel(out, l.x, y,
+                        edges::stripOutput(smoothL, smoothR, diffL, c.diff[i], diffR, c.pixel[i], params));
   }
 }
 
@@ -32,7 +36,8 @@ __global__ void __launch_bounds__(edges::kThreads) edgesKernel(ConstRgbaView in,
 
 void edgesGpu(ConstRgbaView in, RgbaView out, const EdgesParams& params, cudaStream_t stream) {
   if (!edges::checkEdgesArgs(in, out, params, "edgesGpu")) return;
-  const dim3 grid((in.width + edges::kBlockCols - 1) / edges::kBlockCols, (in.height + edges::kRows - 1) / edges::kRows);
+  const dim3 grid((in.width + edges::kBlockCols - 1) / edges::kBlockCols,
+                  (in.height + edges::kRows - 1) / edges::kRows);
   edgesKernel<<<grid, edges::kThreads, 0, stream>>>(in, out, params);
   VP_CUDA_CHECK_LAUNCH();
 }

@@ -6,6 +6,8 @@
 
 namespace vp {
 
+constexpr unsigned kFullWarp = 0xffffffffu;  // every lane of a warp: the shuffles' and reductions' mask
+
 __device__ __forceinline__ uint32_t warpSum(uint32_t v) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   return __reduce_add_sync(0xffffffffu, v);

@@ -180,18 +180,17 @@ HostImage stripsOnHost(const HostImage& in, BorderMode border) {
   HostImage out(w, h);
   test::poison(out);
   const blur::Divider dv = blur::makeDivider(uint32_t(2 * R + 1) * uint32_t(2 * R + 1));
-  const int blockCols = blur::kStripWarps * blur::stripCols(R);
-  for (int by = 0; by < (h + blur::kStripRows - 1) / blur::kStripRows; ++by)
-    for (int bx = 0; bx < (w + blockCols - 1) / blockCols; ++bx)
-      for (int warp = 0; warp < blur::kStripWarps; ++warp) {
-        if (!blur::StripLane<R>(bx, by, warp * 32).warpHasWork(w)) continue;
+  for (int by = 0; by < stripBlocksDown(h); ++by)
+    for (int bx = 0; bx < stripBlocksAcross<R>(w); ++bx)
+      for (int warp = 0; warp < kStripWarps; ++warp) {
+        if (!StripLane<R>(bx, by, warp * 32).warpHasWork(w)) continue;
         std::vector<blur::StripColumn> cols(32);
         for (int lane = 0; lane < 32; ++lane)
-          blur::stripColumn<R>(in.cview(), border, blur::StripLane<R>(bx, by, warp * 32 + lane), cols[lane]);
+          blur::stripColumn<R>(in.cview(), border, StripLane<R>(bx, by, warp * 32 + lane), cols[lane]);
         for (int lane = 0; lane < 32; ++lane) {
-          const blur::StripLane<R> l(bx, by, warp * 32 + lane);
+          const StripLane<R> l(bx, by, warp * 32 + lane);
           if (!l.ownsColumn(w)) continue;
-          for (int i = 0; i < blur::kStripRows && l.y0 + i < h; ++i) {
+          for (int i = 0; i < kStripRows && l.y0 + i < h; ++i) {
             uint32_t rb = 0, ga = 0;
             for (int d = -R; d <= R; ++d) rb += cols[lane + d].rb[i], ga += cols[lane + d].ga[i];
             tiles::storePixel(out.view(), l.x, l.y0 + i, blur::stripOutput(rb, ga, cols[lane].pixel[i], dv));

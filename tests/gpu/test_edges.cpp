@@ -131,9 +131,9 @@ HostImage edgesTilesOnHost(const HostImage& in, const EdgesParams& p) {
   const int w = in.width(), h = in.height();
   HostImage out(w, h);
   test::poison(out);
-  for (int by = 0; by < (h + edges::kRows - 1) / edges::kRows; ++by)
-    for (int bx = 0; bx < (w + edges::kBlockCols - 1) / edges::kBlockCols; ++bx)
-      for (int warp = 0; warp < edges::kWarps; ++warp) {
+  for (int by = 0; by < stripBlocksDown(h); ++by)
+    for (int bx = 0; bx < stripBlocksAcross<1>(w); ++bx)
+      for (int warp = 0; warp < kStripWarps; ++warp) {
         if (!edges::Lane(bx, by, warp * 32).warpHasWork(w)) continue;
         std::vector<edges::Column> cols(32);
         for (int lane = 0; lane < 32; ++lane)

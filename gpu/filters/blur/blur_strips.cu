@@ -1,6 +1,7 @@
 // Box blur's strip pass (blur_strips.h): the kernel, the per-lane stages joined by warp
 // shuffles, one instantiation per radius 1..kMaxStripRadius, and its launcher.
 #include "gpu/cuda/launch.cuh"
+#include "gpu/cuda/warp_reduce.cuh"  // kFullWarp
 #include "gpu/filters/blur/blur_passes.h"
 #include "gpu/filters/blur/blur_strips.h"
 
@@ -9,8 +10,6 @@
 
 namespace vp::blur {
 namespace {
-
-constexpr unsigned kFullWarp = 0xFFFFFFFFu;
 
 // Sum of v over lanes lane - R .. lane + R (valid on the owning lanes R .. 31 - R).
 template <int R>
@@ -41,8 +40,7 @@ __global__ void __launch_bounds__(kStripThreads)
 
 template <int R>
 void launchStrips(ConstRgbaView in, RgbaView out, BorderMode border, bool pdl, cudaStream_t stream) {
-  const int blockCols = kStripWarps * stripCols(R);
-  const dim3 grid((in.width + blockCols - 1) / blockCols, (in.height + kStripRows - 1) / kStripRows);
+  const dim3 grid(stripBlocksAcross<R>(in.width), stripBlocksDown(in.height));
   launchKernel(stripBlurKernel<R>, grid, dim3(kStripThreads), 0, stream, pdl, in, out, border,
                makeDivider(uint32_t(2 * R + 1) * uint32_t(2 * R + 1)));
 }

@@ -3,9 +3,8 @@
 // tests run them on the CPU for every block, warp and lane, reading the neighbouring lanes'
 // stage-1 results instead.
 //
-// A warp owns a strip of 32 - 2R output columns and kStripRows rows: lane l works on column
-// x0 - R + l, so lanes R .. 31 - R own outputs and the outer R lanes on each side are the
-// strip's halo (the neighbouring strips' columns, read again from L1/L2). Stage 1, per lane:
+// The layout is common/warp_strip.h's: a warp a strip of 32 - 2R output columns and
+// kStripRows rows, the outer R lanes each side the halo. Stage 1, per lane:
 // the column's samples of rows y0 - R .. y0 + kStripRows - 1 + R through the border, as the
 // two-lane words R | B << 16 and G | A << 16, and per output row their vertical window sums
 // (the first window summed, then slid: + entering, - leaving). Stage 2, per owning lane: the
@@ -16,6 +15,7 @@
 
 #include "gpu/filters/blur/box_blur_math.h"
 #include "gpu/filters/common/tile_access.h"
+#include "gpu/filters/common/warp_strip.h"
 #include "gpu/image.h"
 
 #include <cstdint>
@@ -23,22 +23,7 @@
 namespace vp::blur {
 
 constexpr int kMaxStripRadius = 5;
-constexpr int kStripWarps = 8;  // warps per block, strips side by side
-constexpr int kStripThreads = kStripWarps * 32;
-constexpr int kStripRows = 8;  // output rows per warp
 static_assert((2 * kMaxStripRadius + 1) * (2 * kMaxStripRadius + 1) * 255 < (1 << 16), "16-bit lanes");
-
-__host__ __device__ constexpr int stripCols(int r) { return 32 - 2 * r; }  // output columns per warp
-
-// Where thread t of block (bx, by) works at radius R.
-template <int R>
-struct StripLane {
-  int x, y0, lane;
-  __host__ __device__ StripLane(int bx, int by, int t)
-      : x((bx * kStripWarps + t / 32) * stripCols(R) + t % 32 - R), y0(by * kStripRows), lane(t % 32) {}
-  __host__ __device__ bool warpHasWork(int width) const { return x - lane + R < width; }  // warp-uniform
-  __host__ __device__ bool ownsColumn(int width) const { return lane >= R && lane < 32 - R && x < width; }
-};
 
 // Stage 1's result: per output row i, the centre pixel and the column's vertical window sums.
 struct StripColumn {

@@ -1,6 +1,7 @@
 // Sobel edges on CUDA (edges.h): the kernel, the per-lane stages of edges_tiles.h joined by
 // warp shuffles, and its launcher.
 #include "gpu/cuda/cuda_check.h"
+#include "gpu/cuda/warp_reduce.cuh"  // kFullWarp
 #include "gpu/filters/edges/edges.h"
 #include "gpu/filters/edges/edges_math.h"
 #include "gpu/filters/edges/edges_tiles.h"
@@ -10,9 +11,7 @@
 namespace vp {
 namespace {
 
-constexpr unsigned kFullWarp = 0xFFFFFFFFu;
-
-__global__ void __launch_bounds__(edges::kThreads)
+__global__ void __launch_bounds__(kStripThreads)
     edgesKernel(ConstRgbaView in, RgbaView out, EdgesParams params) {
   const edges::Lane l(int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));
   if (!l.warpHasWork(in.width)) return;  // the whole warp: its shuffles need no absent lane
@@ -36,9 +35,8 @@ __global__ void __launch_bounds__(edges::kThreads)
 
 void edgesGpu(ConstRgbaView in, RgbaView out, const EdgesParams& params, cudaStream_t stream) {
   if (!edges::checkEdgesArgs(in, out, params, "edgesGpu")) return;
-  const dim3 grid((in.width + edges::kBlockCols - 1) / edges::kBlockCols,
-                  (in.height + edges::kRows - 1) / edges::kRows);
-  edgesKernel<<<grid, edges::kThreads, 0, stream>>>(in, out, params);
+  const dim3 grid(stripBlocksAcross<1>(in.width), stripBlocksDown(in.height));
+  edgesKernel<<<grid, kStripThreads, 0, stream>>>(in, out, params);
   VP_CUDA_CHECK_LAUNCH();
 }
 

@@ -2,16 +2,17 @@
 // with warp shuffles between the two stages; the tests run them on the CPU for every block,
 // warp and lane, the shuffles replaced by reading the neighbouring lanes' results).
 //
-// A warp owns a strip of kStripCols output columns and kRows rows: lane l works on column
-// x0 - 1 + l, so lanes 1..30 own outputs and lanes 0 and 31 are the strip's halo (the
-// neighbouring strips' edge columns, read again: an L1/L2 hit). Stage 1, per lane: the
-// column's pixels of rows y0 - 1 .. y0 + kRows (coordinates clamped: border replicate), their
+// A warp owns a strip of 30 output columns and kRows rows (common/warp_strip.h at radius 1):
+// lane l works on column x0 - 1 + l, so lanes 1..30 own outputs and lanes 0 and 31 are the
+// strip's halo (the neighbouring strips' edge columns, read again: an L1/L2 hit). Stage 1,
+// per lane: the column's pixels of rows y0 - 1 .. y0 + kRows (coordinates clamped: border replicate), their
 // luma, and per output row the column's vertical Sobel sums. Stage 2, per owning lane: Gx and
 // Gy from its own and its two neighbours' sums, the magnitude and the output pixel. No shared
 // memory and no barrier; every row's loads are issued before the first is used.
 #pragma once
 
 #include "gpu/filters/common/tile_access.h"
+#include "gpu/filters/common/warp_strip.h"
 #include "gpu/filters/edges/edges_math.h"
 #include "gpu/image.h"
 
@@ -19,26 +20,11 @@
 
 namespace vp::edges {
 
-constexpr int kWarps = 8;                        // warps per block, strips side by side
-constexpr int kThreads = kWarps * 32;
-constexpr int kStripCols = 30;                   // output columns per warp (lanes 1..30)
-constexpr int kBlockCols = kWarps * kStripCols;  // 240
-constexpr int kRows = 8;                         // output rows per warp
+// The warp-strip layout at radius 1 (common/warp_strip.h): 30 output columns a warp.
+using Lane = StripLane<1>;
+constexpr int kRows = kStripRows;
 
 __host__ __device__ inline int clampTo(int v, int n) { return v < 0 ? 0 : (v >= n ? n - 1 : v); }
-
-// Where thread t of block (bx, by) works: its column (outside the image for some halo
-// lanes and for lanes past the right edge) and the strip's first output row.
-struct Lane {
-  int x, y0, lane;
-  __host__ __device__ Lane(int bx, int by, int t)
-      : x(bx * kBlockCols + (t / 32) * kStripCols + t % 32 - 1), y0(by * kRows), lane(t % 32) {}
-  // The warp has an output inside the image (a warp-uniform test).
-  __host__ __device__ bool warpHasWork(int width) const { return x - lane + 1 < width; }
-  __host__ __device__ bool ownsColumn(int width) const {
-    return lane >= 1 && lane <= kStripCols && x < width;
-  }
-};
 
 // Stage 1's result: per output row i (y0 + i), the column's input pixel and its vertical
 // sums Y(y-1) + 2 Y(y) + Y(y+1) and Y(y+1) - Y(y-1).

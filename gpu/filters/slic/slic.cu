@@ -20,6 +20,7 @@
 // compress, and the decide kernel's last block scans the chunks.
 #include "gpu/cuda/cuda_check.h"
 #include "gpu/cuda/launch.cuh"
+#include "gpu/cuda/warp_reduce.cuh"  // kFullWarp
 #include "gpu/filters/slic/slic.h"
 
 #include <cooperative_groups.h>
@@ -36,7 +37,6 @@ namespace cg = cooperative_groups;
 constexpr int kBlockX = 32, kBlockY = 8;  // pixel kernels: a warp = 32 pixels of a row
 constexpr int kChunk = 1024;              // chunk kernels: threads = pixels per block
 constexpr uint32_t kNone = 0xFFFFFFFFu;   // the label of a lane past the row's end
-constexpr unsigned kFullWarp = 0xFFFFFFFFu;
 
 // Superpixel kernel: block = item width; one shared slot a thread for the item's flush.
 constexpr int kColumns = 256;

@@ -46,14 +46,15 @@ BENCHMARK(BM_GaussGpu)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
-// Each path forced where it can run (tensor cores R <= 24, fused R <= 16): where the
-// policy's switches belong (selectGaussPath, gauss_tiles.h). Args: w, h, sigma10, path
-// (0 mma, 1 fused, 2 two-pass).
+// Each path forced where it can run (tensor cores R <= 24, fused R <= 16, strips R <= 6):
+// where the policy's switches belong (selectGaussPath, gauss_tiles.h). Args: w, h, sigma10,
+// path (0 mma, 1 fused, 2 two-pass, 3 strips).
 void BM_GaussGpuPath(benchmark::State& state) {
   if (skipWithoutGpu(state)) return;
   const int w = int(state.range(0)), h = int(state.range(1));
   const GaussParams p{double(state.range(2)) / 10, BorderMode::Replicate};
-  const GaussPath path = std::array{GaussPath::Mma, GaussPath::Fused, GaussPath::TwoPass}[size_t(state.range(3))];
+  const GaussPath path = std::array{GaussPath::Mma, GaussPath::Fused, GaussPath::TwoPass,
+                                     GaussPath::Strips}[size_t(state.range(3))];
   const DeviceImage in = upload(makeNatural(w, h, 1));
   DeviceImage out(w, h);
   GaussWorkspace ws(w, h);
@@ -73,6 +74,9 @@ BENCHMARK(BM_GaussGpuPath)
     ->ArgsProduct({{3840}, {2160}, {10, 20, 40, 53}, {0, 1, 2}})
     ->ArgsProduct({{1920}, {1080}, {60, 80}, {0, 2}})
     ->ArgsProduct({{3840}, {2160}, {60, 80}, {0, 2}})
+    ->ArgsProduct({{1920}, {1080}, {5, 10, 13, 15, 20}, {3}})  // strips at R = 2..6
+    ->ArgsProduct({{3840}, {2160}, {10, 20}, {3}})
+    ->ArgsProduct({{1920}, {1080}, {5, 13, 15}, {0}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

@@ -9,6 +9,7 @@
 #include "support/gpu_test.h"
 #include "support/images.h"
 #include "support/view_checks.h"
+#include "support/warp_strips_on_host.h"
 
 #include <gtest/gtest.h>
 
@@ -180,23 +181,20 @@ HostImage stripsOnHost(const HostImage& in, BorderMode border) {
   HostImage out(w, h);
   test::poison(out);
   const blur::Divider dv = blur::makeDivider(uint32_t(2 * R + 1) * uint32_t(2 * R + 1));
-  for (int by = 0; by < stripBlocksDown(h); ++by)
-    for (int bx = 0; bx < stripBlocksAcross<R>(w); ++bx)
-      for (int warp = 0; warp < kStripWarps; ++warp) {
-        if (!StripLane<R>(bx, by, warp * 32).warpHasWork(w)) continue;
-        std::vector<blur::StripColumn> cols(32);
-        for (int lane = 0; lane < 32; ++lane)
-          blur::stripColumn<R>(in.cview(), border, StripLane<R>(bx, by, warp * 32 + lane), cols[lane]);
-        for (int lane = 0; lane < 32; ++lane) {
-          const StripLane<R> l(bx, by, warp * 32 + lane);
-          if (!l.ownsColumn(w)) continue;
-          for (int i = 0; i < kStripRows && l.y0 + i < h; ++i) {
-            uint32_t rb = 0, ga = 0;
-            for (int d = -R; d <= R; ++d) rb += cols[lane + d].rb[i], ga += cols[lane + d].ga[i];
-            tiles::storePixel(out.view(), l.x, l.y0 + i, blur::stripOutput(rb, ga, cols[lane].pixel[i], dv));
-          }
+  test::runStripsOnHost<R>(
+      w, h,
+      [&](const StripLane<R>& l) {
+        blur::StripColumn c;
+        blur::stripColumn<R>(in.cview(), border, l, c);
+        return c;
+      },
+      [&](const StripLane<R>& l, const blur::StripColumn* c) {
+        for (int i = 0; i < kStripRows && l.y0 + i < h; ++i) {
+          uint32_t rb = 0, ga = 0;
+          for (int d = -R; d <= R; ++d) rb += c[d].rb[i], ga += c[d].ga[i];
+          tiles::storePixel(out.view(), l.x, l.y0 + i, blur::stripOutput(rb, ga, c[0].pixel[i], dv));
         }
-      }
+      });
   return out;
 }
 

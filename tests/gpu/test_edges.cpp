@@ -14,6 +14,7 @@
 #include "support/images.h"
 #include "support/sub_views.h"
 #include "support/view_checks.h"
+#include "support/warp_strips_on_host.h"
 
 #include <gtest/gtest.h>
 
@@ -131,24 +132,19 @@ HostImage edgesTilesOnHost(const HostImage& in, const EdgesParams& p) {
   const int w = in.width(), h = in.height();
   HostImage out(w, h);
   test::poison(out);
-  for (int by = 0; by < stripBlocksDown(h); ++by)
-    for (int bx = 0; bx < stripBlocksAcross<1>(w); ++bx)
-      for (int warp = 0; warp < kStripWarps; ++warp) {
-        if (!edges::Lane(bx, by, warp * 32).warpHasWork(w)) continue;
-        std::vector<edges::Column> cols(32);
-        for (int lane = 0; lane < 32; ++lane)
-          edges::columnOf(in.cview(), edges::Lane(bx, by, warp * 32 + lane), cols[lane]);
-        for (int lane = 0; lane < 32; ++lane) {
-          const edges::Lane l(bx, by, warp * 32 + lane);
-          if (!l.ownsColumn(w)) continue;
-          const edges::Column &left = cols[lane - 1], &c = cols[lane], &right = cols[lane + 1];
-          for (int i = 0; i < edges::kRows; ++i)
-            if (l.y0 + i < h)
-              tiles::storePixel(out.view(), l.x, l.y0 + i,
-                                edges::stripOutput(left.smooth[i], right.smooth[i], left.diff[i], c.diff[i],
-                                                   right.diff[i], c.pixel[i], p));
-        }
-      }
+  test::runStripsOnHost<1>(
+      w, h,
+      [&](const edges::Lane& l) {
+        edges::Column c;
+        edges::columnOf(in.cview(), l, c);
+        return c;
+      },
+      [&](const edges::Lane& l, const edges::Column* c) {
+        for (int i = 0; i < edges::kRows && l.y0 + i < h; ++i)
+          tiles::storePixel(out.view(), l.x, l.y0 + i,
+                            edges::stripOutput(c[-1].smooth[i], c[1].smooth[i], c[-1].diff[i], c[0].diff[i],
+                                               c[1].diff[i], c[0].pixel[i], p));
+      });
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include "gpu/filters/edges/edges_filter.h"
 #include "gpu/filters/gauss/gauss.h"
 #include "gpu/filters/gauss/gauss_filter.h"
+#include "gpu/filters/gauss/gauss_strips.h"
 #include "gpu/filters/gauss/gauss_tiles.h"
 #include "gpu/processor.h"
 #include "support/borders.h"
@@ -19,6 +20,7 @@
 #include "support/processor_runs.h"
 #include "support/sub_views.h"
 #include "support/view_checks.h"
+#include "support/warp_strips_on_host.h"
 
 #include <gtest/gtest.h>
 
@@ -316,12 +318,105 @@ TEST(GaussTilesOnHost, BothPathsOnAnOddFrame) {
   }
 }
 
-TEST(GaussPolicy, TensorCoresUpToRadius24ThenFusedUpToRadius16WhereItFits) {
+// The strip path's per-lane stages for every block, warp and lane; each shuffle reads the
+// neighbouring lanes' samples.
+template <int R>
+HostImage stripsOnHost(const HostImage& in, const GaussParams& p) {
+  const GaussTaps rowTaps = makeGaussTaps(p.sigma, kGaussRowBits);
+  const GaussTaps columnTaps = makeGaussTaps(p.sigma, kGaussColumnBits);
+  using Lane = gauss::GaussStripLane<R>;
+  using Samples = std::array<uint32_t, gauss::kGaussStripSamples<R>>;
+  const int w = in.width(), h = in.height();
+  HostImage out(w, h);
+  test::poison(out);
+  test::runStripsOnHost<R, gauss::kGaussStripRows>(
+      w, h,
+      [&](const Lane& l) {
+        uint32_t px[gauss::kGaussStripSamples<R>];
+        stripSamples(in.cview(), p.border, l, px);
+        Samples s;
+        std::copy(std::begin(px), std::end(px), s.begin());
+        return s;
+      },
+      [&](const Lane& l, const Samples* lanes) {
+        gauss::RowSums sums[gauss::kGaussStripSamples<R>];
+        for (int s = 0; s < gauss::kGaussStripSamples<R>; ++s) {
+          uint32_t window[2 * R + 1];
+          for (int d = -R; d <= R; ++d) window[R + d] = lanes[d][size_t(s)];
+          sums[s] = gauss::stripRowSums<R>(window, rowTaps);
+        }
+        for (int i = 0; i < gauss::kGaussStripRows && l.y0 + i < h; ++i)
+          tiles::storePixel(out.view(), l.x, l.y0 + i,
+                            gauss::stripOutput<R>(sums, i + R, lanes[0][size_t(i + R)], columnTaps));
+      });
+  return out;
+}
+
+HostImage stripsOnHost(const HostImage& in, const GaussParams& p) {
+  switch (gaussRadius(p.sigma)) {
+    case 1: return stripsOnHost<1>(in, p);
+    case 2: return stripsOnHost<2>(in, p);
+    case 3: return stripsOnHost<3>(in, p);
+    case 4: return stripsOnHost<4>(in, p);
+    case 5: return stripsOnHost<5>(in, p);
+    case 6: return stripsOnHost<6>(in, p);
+    default: throw std::invalid_argument("no strip path at this sigma");
+  }
+}
+
+TEST(GaussTilesOnHost, StripPathMatchesCpuTwin) {
+  static_assert(kMaxStripGaussRadius == 6, "emulate every instantiated radius");
+  std::vector<std::pair<int, int>> sizes = kOnHostSizes;
+  sizes.insert(sizes.end(), {{26, 16}, {27, 17}, {221, 33}, {333, 197}});
+  for (auto [w, h] : sizes) {
+    GaussCpuScratch scratch(w, h);
+    for (const char* image : {"random", "natural"}) {
+      const HostImage in = makeCase(image, w, h, 31);
+      for (BorderMode mode : kBorderModes)
+        for (double sigma : {0.3, 0.5, 0.9, 1.0, 1.2, 1.5, 1.9, 2.0}) {
+          const GaussParams p{sigma, mode};
+          ASSERT_LE(gaussRadius(sigma), kMaxStripGaussRadius);
+          const test::ImageDiff d = test::compare(stripsOnHost(in, p), cpuGauss(in, p, scratch));
+          ASSERT_EQ(d.differing, 0u) << describe(w, h, image, p) << ": " << d.first;
+        }
+    }
+  }
+}
+
+// The 16-bit lanes hold a tap pair's sums at the extremes: every sample 255 (row pairs 510,
+// H 32640, column pairs 65280) and alternating 0 / 255 columns and rows.
+TEST(GaussTilesOnHost, StripPathAtTheLaneLimits) {
+  const int w = 61, h = 37;
+  GaussCpuScratch scratch(w, h);
+  HostImage white(w, h), checker(w, h);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      white.at(x, y) = make_uchar4(255, 255, 255, 255);
+      const unsigned char v = (x + y) % 2 ? 255 : 0;
+      checker.at(x, y) = make_uchar4(v, 255 - v, v, 7);
+    }
+  for (const HostImage* in : {&white, &checker})
+    for (BorderMode mode : kBorderModes)
+      for (double sigma : {0.3, 1.0, 2.0}) {
+        const GaussParams p{sigma, mode};
+        const test::ImageDiff d = test::compare(stripsOnHost(*in, p), cpuGauss(*in, p, scratch));
+        ASSERT_EQ(d.differing, 0u) << describe(w, h, in == &white ? "white" : "checker", p) << ": " << d.first;
+      }
+}
+
+TEST(GaussPolicy, StripsThenTensorCoresUpToRadius24ThenFusedUpToRadius16WhereItFits) {
   const size_t h200 = 227 * 1024;  // the H200's opt-in shared memory per block
-  EXPECT_EQ(gauss::selectGaussPath(1, h200, true), GaussPath::Mma);
+  // Strips for the smallest radii on every device (no shared memory, no tensor cores).
+  for (bool tensorCores : {true, false}) {
+    EXPECT_EQ(gauss::selectGaussPath(1, h200, tensorCores), GaussPath::Strips);
+    EXPECT_EQ(gauss::selectGaussPath(kStripPolicyGaussRadius, 48 * 1024, tensorCores), GaussPath::Strips);
+  }
+  EXPECT_TRUE(gauss::gaussPathRuns(GaussPath::Strips, kMaxStripGaussRadius, 0, false));
+  EXPECT_FALSE(gauss::gaussPathRuns(GaussPath::Strips, kMaxStripGaussRadius + 1, h200, true));
+  EXPECT_EQ(gauss::selectGaussPath(kStripPolicyGaussRadius + 1, h200, true), GaussPath::Mma);
   EXPECT_EQ(gauss::selectGaussPath(kMaxMmaGaussRadius, h200, true), GaussPath::Mma);
   EXPECT_EQ(gauss::selectGaussPath(kMaxMmaGaussRadius + 1, h200, true), GaussPath::TwoPass);
-  EXPECT_EQ(gauss::selectGaussPath(1, h200, false), GaussPath::Fused);
+  EXPECT_EQ(gauss::selectGaussPath(kStripPolicyGaussRadius + 1, h200, false), GaussPath::Fused);
   EXPECT_EQ(gauss::selectGaussPath(kMaxFusedGaussRadius, h200, false), GaussPath::Fused);
   EXPECT_EQ(gauss::selectGaussPath(kMaxFusedGaussRadius + 1, h200, false), GaussPath::TwoPass);
   EXPECT_EQ(gauss::selectGaussPath(kMaxGaussRadius, h200, true), GaussPath::TwoPass);
@@ -415,7 +510,7 @@ TEST(GaussArgs, GpuRejectsBadArguments) {
 // Every path this device runs at `sigma`.
 std::vector<GaussPath> pathsFor(const GaussWorkspace& ws, double sigma) {
   std::vector<GaussPath> paths;
-  for (GaussPath path : {GaussPath::Mma, GaussPath::Fused, GaussPath::TwoPass})
+  for (GaussPath path : {GaussPath::Strips, GaussPath::Mma, GaussPath::Fused, GaussPath::TwoPass})
     if (ws.runs(path, sigma)) paths.push_back(path);
   return paths;
 }

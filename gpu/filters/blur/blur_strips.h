@@ -34,15 +34,8 @@ struct StripColumn {
 template <int R>
 __host__ __device__ inline void stripColumn(ConstRgbaView in, BorderMode border, const StripLane<R>& l,
                                             StripColumn& c) {
-  constexpr int kLoads = kStripRows + 2 * R;
-  const int x = extendIndex(l.x, in.width, border);  // < 0: a zero sample (border zero)
-  const bool rowsInside = l.y0 - R >= 0 && l.y0 + kStripRows + R <= in.height;
-  uint32_t px[kLoads];
-VP_UNROLL
-  for (int i = 0; i < kLoads; ++i) {
-    const int y = rowsInside ? l.y0 - R + i : extendIndex(l.y0 - R + i, in.height, border);
-    px[i] = (x >= 0 && y >= 0) ? tiles::loadPixel(in, x, y) : 0u;
-  }
+  uint32_t px[kStripRows + 2 * R];
+  stripSamples(in, border, l, px);
   uint32_t rb = 0, ga = 0;
 VP_UNROLL
   for (int i = 0; i < 2 * R + 1; ++i) rb += lanesRb(px[i]), ga += lanesGa(px[i]);

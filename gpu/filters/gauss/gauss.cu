@@ -8,6 +8,7 @@
 #include "gpu/filters/gauss/gauss.h"
 #include "gpu/filters/gauss/gauss_math.h"
 #include "gpu/filters/gauss/gauss_mma.cuh"
+#include "gpu/filters/gauss/gauss_strips.h"
 #include "gpu/filters/gauss/gauss_tiles.h"
 
 #include <cuda_runtime.h>
@@ -174,7 +175,9 @@ void run(ConstRgbaView in, RgbaView out, const GaussParams& params, const GaussP
   GaussWorkspaceAccess::updateTaps(ws, params.sigma);
   const GaussTaps& rowTaps = GaussWorkspaceAccess::rowTaps(ws);
   const GaussTaps& columnTaps = GaussWorkspaceAccess::columnTaps(ws);
-  if (path == GaussPath::Mma) {
+  if (path == GaussPath::Strips) {
+    gauss::launchStrips(in, out, params.border, rowTaps, columnTaps, stream);
+  } else if (path == GaussPath::Mma) {
     gauss::launchMma(in, out, params.border, GaussWorkspaceAccess::mmaTaps(ws), stream);
   } else if (path == GaussPath::Fused) {
     gauss::launchFused(in, out, params.border, rowTaps, columnTaps, stream);

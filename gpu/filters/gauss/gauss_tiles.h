@@ -208,12 +208,15 @@ inline bool gaussPathRuns(GaussPath path, int radius, size_t sharedOptin, bool t
     case GaussPath::Mma: return tensorCores && mmaFits(radius, sharedOptin);
     case GaussPath::Fused: return fusedFits(radius, sharedOptin);
     case GaussPath::TwoPass: return true;
+    case GaussPath::Strips: return radius <= kMaxStripGaussRadius;
   }
   return false;
 }
-// The path gaussGpu runs (docs/design/gauss.md): the tensor cores up to kMaxMmaGaussRadius,
-// then (or without them) fused up to kMaxFusedGaussRadius where it fits, then two passes.
+// The path gaussGpu runs (docs/design/gauss.md): strips up to kStripPolicyGaussRadius, the
+// tensor cores up to kMaxMmaGaussRadius, then (or without them) fused up to
+// kMaxFusedGaussRadius where it fits, then two passes.
 inline GaussPath selectGaussPath(int radius, size_t sharedOptin, bool tensorCores) {
+  if (radius <= kStripPolicyGaussRadius) return GaussPath::Strips;
   for (GaussPath path : {GaussPath::Mma, GaussPath::Fused})
     if (gaussPathRuns(path, radius, sharedOptin, tensorCores)) return path;
   return GaussPath::TwoPass;

@@ -1,0 +1,81 @@
+// The Gaussian blur's strip path for small radii (gauss_strips.cu): both passes in one
+// kernel, no shared memory, no barrier. Plain per-lane stages: the kernel joins them with
+// warp shuffles, the tests run them on the CPU for every block, warp and lane, reading the
+// neighbouring lanes' samples instead.
+//
+// The layout is common/warp_strip.h's: a warp a strip of 32 - 2R output columns and
+// kGaussStripRows rows, the outer R lanes each side the halo. Per lane: (1) the column's
+// samples of rows y0 - R .. y0 + kGaussStripRows - 1 + R through the border; (2) per sample
+// row, the row sums H of the lane's column from the samples of lanes l - R .. l + R
+// (shuffled); (3) per output row, the column sum of the 2R + 1 H rows around it: the
+// contract's two roundings (gauss.h), the same integers as the CPU twin.
+//
+// Arithmetic: the taps are symmetric, so each tap multiplies the sum of the two samples at
+// +-i. Two channels ride in the 16-bit lanes of one word, R | B << 16 in the row pass and
+// H_R | H_G << 16 in the column pass (a pair's sum < 2^16), so one multiply-add serves both:
+// acc = S_lo + S_hi << 16 (mod 2^32), and a second accumulator of the high channel alone
+// gives S_lo = acc - (S_hi << 16), exact because S_lo < 2^32. Per sample row and lane ~11
+// instructions a tap pair and 2R shuffles; per output ~6 a tap pair.
+#pragma once
+
+#include "gpu/filters/common/tile_access.h"
+#include "gpu/filters/common/warp_strip.h"
+#include "gpu/filters/gauss/gauss_math.h"
+#include "gpu/filters/gauss/gauss_params.h"
+#include "gpu/image.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace vp::gauss {
+
+constexpr int kGaussStripRows = 16;  // output rows per warp: 2R halo rows of row sums each
+
+template <int R>
+using GaussStripLane = StripLane<R, kGaussStripRows>;
+template <int R>
+constexpr int kGaussStripSamples = kGaussStripRows + 2 * R;  // sample rows per lane
+
+// One sample row's H at the lane's column: H_R | H_G << 16 and H_B (each <= 32640).
+struct RowSums {
+  uint32_t rg, b;
+};
+
+// Stage 2: H from the row's samples p[R + i] at column offsets i = -R..R.
+template <int R>
+__host__ __device__ inline RowSums stripRowSums(const uint32_t (&p)[2 * R + 1], const GaussTaps& q) {
+  const uint32_t rb0 = p[R] & 0x00FF00FFu;
+  uint32_t rb = q.q[0] * rb0, b = q.q[0] * (rb0 >> 16), g = q.q[0] * ((p[R] >> 8) & 0xFFu);
+  VP_UNROLL
+  for (int i = 1; i <= R; ++i) {
+    const uint32_t pairRb = (p[R - i] & 0x00FF00FFu) + (p[R + i] & 0x00FF00FFu);  // lanes <= 510
+    rb += q.q[i] * pairRb;
+    b += q.q[i] * (pairRb >> 16);
+    g += q.q[i] * (((p[R - i] >> 8) & 0xFFu) + ((p[R + i] >> 8) & 0xFFu));
+  }
+  return {roundRowSum(rb - (b << 16)) | roundRowSum(g) << 16, roundRowSum(b)};
+}
+
+// Stage 3: the output pixel of sample row c's column from the H of rows c - R .. c + R
+// (h[c + j], j = -R..R) and the centre pixel (its alpha).
+template <int R, int N>
+__host__ __device__ inline uint32_t stripOutput(const RowSums (&h)[N], int c, uint32_t centre,
+                                                const GaussTaps& q) {
+  uint32_t rg = q.q[0] * h[c].rg, g = q.q[0] * (h[c].rg >> 16), b = q.q[0] * h[c].b;
+  VP_UNROLL
+  for (int j = 1; j <= R; ++j) {
+    const uint32_t pairRg = h[c - j].rg + h[c + j].rg;  // lanes <= 65280
+    rg += q.q[j] * pairRg;
+    g += q.q[j] * (pairRg >> 16);
+    b += q.q[j] * (h[c - j].b + h[c + j].b);
+  }
+  return roundColumnSum(rg - (g << 16)) | roundColumnSum(g) << 8 | roundColumnSum(b) << 16 |
+         (centre & 0xFF000000u);
+}
+
+// The strip kernel for radius 1..kMaxStripGaussRadius (gauss_params.h).
+void launchStrips(ConstRgbaView in, RgbaView out, BorderMode border, const GaussTaps& rowTaps,
+                  const GaussTaps& columnTaps, cudaStream_t stream);
+
+}  // namespace vp::gauss

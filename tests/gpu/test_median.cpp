@@ -5,6 +5,7 @@
 #include "gpu/filters/chain.h"
 #include "gpu/filters/median/median.h"
 #include "gpu/filters/median/median_filter.h"
+#include "gpu/filters/median/median_strips.h"
 #include "gpu/processor.h"
 #include "support/borders.h"
 #include "support/filter_args.h"
@@ -27,7 +28,7 @@ namespace vp {
 namespace {
 
 using test::kBorderModes;
-constexpr MedianMethod kMethods[] = {MedianMethod::Network, MedianMethod::Histogram,
+constexpr MedianMethod kMethods[] = {MedianMethod::Strips, MedianMethod::Network, MedianMethod::Histogram,
                                      MedianMethod::HistogramWide};
 
 std::string describe(int w, int h, const char* image, const MedianParams& p) {
@@ -154,6 +155,59 @@ void expectArgumentChecks(RgbaView a, RgbaView b, Median&& median) {
   EXPECT_NO_THROW(run(a, b, MedianParams{kMaxMedianRadius, BorderMode::Wrap}));
 }
 
+// ---- the strip method's per-lane stages run on the host for every block, warp and lane,
+// each shuffle replaced by reading the neighbouring lanes' samples ----
+
+template <int R>
+HostImage stripsOnHost(const HostImage& in, BorderMode border) {
+  constexpr int N = median::kMedianStripSamples<R>;
+  const int w = in.width(), h = in.height();
+  HostImage out(w, h);
+  test::poison(out);
+  for (int by = 0; by < stripBlocksDown(h); ++by)
+    for (int bx = 0; bx < median::pairStripBlocksAcross(w); ++bx)
+      for (int warp = 0; warp < kStripWarps; ++warp) {
+        if (!median::PairStripLane(bx, by, warp * 32).warpHasWork(w)) continue;
+        std::vector<median::PairSamples<R>> lanes(32);
+        for (int lane = 0; lane < 32; ++lane)
+          median::pairSamples<R>(in.cview(), border, median::PairStripLane(bx, by, warp * 32 + lane), lanes[lane]);
+        for (int lane = 1; lane <= 30; ++lane) {
+          const median::PairStripLane l(bx, by, warp * 32 + lane);
+          if (!l.ownsColumns(w)) continue;
+          uint32_t m[3][kStripRows];
+          for (int c = 0; c < 3; ++c) {
+            uint32_t words[3][N];
+            for (int d = 0; d < 3; ++d)
+              for (int i = 0; i < N; ++i)
+                words[d][i] = median::lanePair(lanes[lane - 1 + d].p0[i], lanes[lane - 1 + d].p1[i], c);
+            for (int q = 0; q < kStripRows; q += 2) median::pairQuad<R>(words[0], words[1], words[2], q, m[c][q], m[c][q + 1]);
+          }
+          const median::PairSamples<R>& s = lanes[lane];
+          for (int i = 0; i < kStripRows && l.y0 + i < h; ++i)
+            median::storePair(out.view(), l.x, l.y0 + i, m[0][i], m[1][i], m[2][i], s.p0[i + R], s.p1[i + R]);
+        }
+      }
+  return out;
+}
+
+TEST(MedianStripsOnHost, KernelStagesMatchCpuTwin) {
+  static_assert(kMaxStripMedianRadius == 2, "emulate every instantiated radius");
+  const std::vector<std::pair<int, int>> sizes = {{1, 1}, {2, 3}, {3, 2}, {7, 5}, {59, 9}, {61, 17}, {121, 23}, {333, 70}};
+  for (auto [w, h] : sizes) {
+    MedianCpuScratch scratch(w, h);
+    for (const char* image : {"random", "two-values", "impulses"}) {
+      const HostImage in = makeCase(image, w, h, 41);
+      for (BorderMode mode : kBorderModes)
+        for (int r = 1; r <= kMaxStripMedianRadius; ++r) {
+          const MedianParams p{r, mode};
+          const HostImage got = r == 1 ? stripsOnHost<1>(in, mode) : stripsOnHost<2>(in, mode);
+          const test::ImageDiff d = test::compare(got, cpuMedian(in, p, scratch));
+          ASSERT_EQ(d.differing, 0u) << describe(w, h, image, p) << ": " << d.first;
+        }
+    }
+  }
+}
+
 TEST(MedianArgs, CpuRejectsBadArguments) {
   test::expectCpuArgumentChecks<MedianParams, MedianCpuScratch>(
       kMaxMedianDimension, [](RgbaView a, RgbaView b, auto&& run) { expectArgumentChecks(a, b, run); }, medianCpu);
@@ -172,6 +226,10 @@ TEST(MedianArgs, GpuRejectsBadArguments) {
   detail::MedianTuning network{MedianMethod::Network};
   EXPECT_THROW(
       detail::medianGpuTuned(a.view(), b.view(), MedianParams{kMaxNetworkRadius + 1}, network, ws, stream),
+      std::invalid_argument);
+  detail::MedianTuning strips{MedianMethod::Strips};
+  EXPECT_THROW(
+      detail::medianGpuTuned(a.view(), b.view(), MedianParams{kMaxStripMedianRadius + 1}, strips, ws, stream),
       std::invalid_argument);
   detail::MedianTuning narrow{MedianMethod::Histogram};
   EXPECT_THROW(
@@ -194,7 +252,7 @@ std::vector<detail::MedianTuning> tuningsFor(int r) {
     if (m != t[0].method) t.push_back({m});
     if (m == MedianMethod::Network) {
       t.push_back({m, false, 0, true});  // the channels interleaved
-    } else {
+    } else if (m != MedianMethod::Strips) {
       t.push_back({m, true, 0});   // load-add-store counter updates
       t.push_back({m, false, 5});  // short segments: many first windows, segment ends everywhere
     }

@@ -70,6 +70,9 @@ void run(ConstRgbaView in, RgbaView out, const MedianParams& p, const detail::Me
     case MedianMethod::Network:
       median::launchNetwork(in, out, p.radius, p.border, tuning.channelsTogether, stream);
       return;
+    case MedianMethod::Strips:
+      median::launchStrips(in, out, p.radius, p.border, stream);
+      return;
     case MedianMethod::Histogram:
     case MedianMethod::HistogramWide: {
       const bool wide = tuning.method == MedianMethod::HistogramWide;

@@ -17,6 +17,10 @@ namespace vp::median {
 void launchNetwork(ConstRgbaView in, RgbaView out, int r, BorderMode border, bool channelsTogether,
                    cudaStream_t stream);
 
+// Warp strips, r = 1..kMaxStripMedianRadius: the same selection on samples in registers,
+// a warp per 60 x 8 outputs (median_strips.h).
+void launchStrips(ConstRgbaView in, RgbaView out, int r, BorderMode border, cudaStream_t stream);
+
 // Sliding histograms: a 96-thread block (32 columns x 3 channels) per column strip and
 // segment of rows. `wide`: 16-bit counters (any r), else 8-bit ((2r+1)^2 <= 255).
 constexpr int kHistColumns = 32;                // output columns per block

@@ -20,19 +20,22 @@ struct MedianParams {
 
 // How the GPU computes one window's median (median.h says which r each covers).
 enum class MedianMethod : uint8_t {
-  Network,        // forgetful selection in registers, 4 channels per 32-bit word; r <= kMaxNetworkRadius
+  Network,        // forgetful selection, samples staged in shared memory; r <= kMaxNetworkRadius
   Histogram,      // per-column sliding histograms with 8-bit counters; (2r+1)^2 <= 255, r <= 7
   HistogramWide,  // the same with 16-bit counters; any r
+  Strips,         // forgetful selection, samples in registers (warp strips); r <= kMaxStripMedianRadius
 };
-constexpr int kMaxNetworkRadius = 3;    // the network kernels exist for r = 1..3
-constexpr int kMaxHistogramRadius = 7;  // 8-bit counters hold (2r+1)^2 <= 225
-constexpr int kMedianMethodCount = 3;
+constexpr int kMaxNetworkRadius = 3;      // the network kernels exist for r = 1..3
+constexpr int kMaxHistogramRadius = 7;    // 8-bit counters hold (2r+1)^2 <= 225
+constexpr int kMaxStripMedianRadius = 2;  // two halo columns a side (a lane holds two)
+constexpr int kMedianMethodCount = 4;
 
 // The method medianGpu runs at radius r (the switch points are measured: docs/design/median.md).
 constexpr MedianMethod selectMedianMethod(int r) {
-  return r <= kMaxNetworkRadius
-             ? MedianMethod::Network
-             : (r <= kMaxHistogramRadius ? MedianMethod::Histogram : MedianMethod::HistogramWide);
+  return r <= kMaxStripMedianRadius ? MedianMethod::Strips
+         : r <= kMaxNetworkRadius   ? MedianMethod::Network
+         : r <= kMaxHistogramRadius ? MedianMethod::Histogram
+                                    : MedianMethod::HistogramWide;
 }
 // Whether `method` can compute radius r.
 constexpr bool medianMethodSupports(MedianMethod method, int r) {
@@ -44,10 +47,12 @@ constexpr bool medianMethodSupports(MedianMethod method, int r) {
       return r <= kMaxHistogramRadius;
     case MedianMethod::HistogramWide:
       return true;
+    case MedianMethod::Strips:
+      return r <= kMaxStripMedianRadius;
   }
   return false;
 }
-// "network", "histogram", "histogram16": benchmark labels and test names.
+// "network", "histogram", "histogram16", "strips": benchmark labels and test names.
 constexpr const char* medianMethodName(MedianMethod method) {
   switch (method) {
     case MedianMethod::Network:
@@ -56,6 +61,8 @@ constexpr const char* medianMethodName(MedianMethod method) {
       return "histogram";
     case MedianMethod::HistogramWide:
       return "histogram16";
+    case MedianMethod::Strips:
+      return "strips";
   }
   return "?";
 }

@@ -356,16 +356,12 @@ HostImage stripsOnHost(const HostImage& in, const GaussParams& p) {
   switch (gaussRadius(p.sigma)) {
     case 1: return stripsOnHost<1>(in, p);
     case 2: return stripsOnHost<2>(in, p);
-    case 3: return stripsOnHost<3>(in, p);
-    case 4: return stripsOnHost<4>(in, p);
-    case 5: return stripsOnHost<5>(in, p);
-    case 6: return stripsOnHost<6>(in, p);
     default: throw std::invalid_argument("no strip path at this sigma");
   }
 }
 
 TEST(GaussTilesOnHost, StripPathMatchesCpuTwin) {
-  static_assert(kMaxStripGaussRadius == 6, "emulate every instantiated radius");
+  static_assert(kMaxStripGaussRadius == 2, "emulate every instantiated radius");
   std::vector<std::pair<int, int>> sizes = kOnHostSizes;
   sizes.insert(sizes.end(), {{26, 16}, {27, 17}, {221, 33}, {333, 197}});
   for (auto [w, h] : sizes) {
@@ -373,7 +369,7 @@ TEST(GaussTilesOnHost, StripPathMatchesCpuTwin) {
     for (const char* image : {"random", "natural"}) {
       const HostImage in = makeCase(image, w, h, 31);
       for (BorderMode mode : kBorderModes)
-        for (double sigma : {0.3, 0.5, 0.9, 1.0, 1.2, 1.5, 1.9, 2.0}) {
+        for (double sigma : {0.3, 0.31, 0.34, 0.4, 0.5, 0.6, 0.66}) {
           const GaussParams p{sigma, mode};
           ASSERT_LE(gaussRadius(sigma), kMaxStripGaussRadius);
           const test::ImageDiff d = test::compare(stripsOnHost(in, p), cpuGauss(in, p, scratch));
@@ -397,7 +393,7 @@ TEST(GaussTilesOnHost, StripPathAtTheLaneLimits) {
     }
   for (const HostImage* in : {&white, &checker})
     for (BorderMode mode : kBorderModes)
-      for (double sigma : {0.3, 1.0, 2.0}) {
+      for (double sigma : {0.3, 0.5, 0.66}) {
         const GaussParams p{sigma, mode};
         const test::ImageDiff d = test::compare(stripsOnHost(*in, p), cpuGauss(*in, p, scratch));
         ASSERT_EQ(d.differing, 0u) << describe(w, h, in == &white ? "white" : "checker", p) << ": " << d.first;
@@ -409,14 +405,14 @@ TEST(GaussPolicy, StripsThenTensorCoresUpToRadius24ThenFusedUpToRadius16WhereItF
   // Strips for the smallest radii on every device (no shared memory, no tensor cores).
   for (bool tensorCores : {true, false}) {
     EXPECT_EQ(gauss::selectGaussPath(1, h200, tensorCores), GaussPath::Strips);
-    EXPECT_EQ(gauss::selectGaussPath(kStripPolicyGaussRadius, 48 * 1024, tensorCores), GaussPath::Strips);
+    EXPECT_EQ(gauss::selectGaussPath(kMaxStripGaussRadius, 48 * 1024, tensorCores), GaussPath::Strips);
   }
   EXPECT_TRUE(gauss::gaussPathRuns(GaussPath::Strips, kMaxStripGaussRadius, 0, false));
   EXPECT_FALSE(gauss::gaussPathRuns(GaussPath::Strips, kMaxStripGaussRadius + 1, h200, true));
-  EXPECT_EQ(gauss::selectGaussPath(kStripPolicyGaussRadius + 1, h200, true), GaussPath::Mma);
+  EXPECT_EQ(gauss::selectGaussPath(kMaxStripGaussRadius + 1, h200, true), GaussPath::Mma);
   EXPECT_EQ(gauss::selectGaussPath(kMaxMmaGaussRadius, h200, true), GaussPath::Mma);
   EXPECT_EQ(gauss::selectGaussPath(kMaxMmaGaussRadius + 1, h200, true), GaussPath::TwoPass);
-  EXPECT_EQ(gauss::selectGaussPath(kStripPolicyGaussRadius + 1, h200, false), GaussPath::Fused);
+  EXPECT_EQ(gauss::selectGaussPath(kMaxStripGaussRadius + 1, h200, false), GaussPath::Fused);
   EXPECT_EQ(gauss::selectGaussPath(kMaxFusedGaussRadius, h200, false), GaussPath::Fused);
   EXPECT_EQ(gauss::selectGaussPath(kMaxFusedGaussRadius + 1, h200, false), GaussPath::TwoPass);
   EXPECT_EQ(gauss::selectGaussPath(kMaxGaussRadius, h200, true), GaussPath::TwoPass);

@@ -191,7 +191,7 @@ HostImage stripsOnHost(const HostImage& in, BorderMode border) {
 }
 
 TEST(MedianStripsOnHost, KernelStagesMatchCpuTwin) {
-  static_assert(kMaxStripMedianRadius == 2, "emulate every instantiated radius");
+  static_assert(kMaxStripMedianRadius == 1, "emulate every instantiated radius");
   const std::vector<std::pair<int, int>> sizes = {{1, 1}, {2, 3}, {3, 2}, {7, 5}, {59, 9}, {61, 17}, {121, 23}, {333, 70}};
   for (auto [w, h] : sizes) {
     MedianCpuScratch scratch(w, h);
@@ -200,7 +200,7 @@ TEST(MedianStripsOnHost, KernelStagesMatchCpuTwin) {
       for (BorderMode mode : kBorderModes)
         for (int r = 1; r <= kMaxStripMedianRadius; ++r) {
           const MedianParams p{r, mode};
-          const HostImage got = r == 1 ? stripsOnHost<1>(in, mode) : stripsOnHost<2>(in, mode);
+          const HostImage got = stripsOnHost<1>(in, mode);
           const test::ImageDiff d = test::compare(got, cpuMedian(in, p, scratch));
           ASSERT_EQ(d.differing, 0u) << describe(w, h, image, p) << ": " << d.first;
         }

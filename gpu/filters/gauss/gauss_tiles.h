@@ -212,11 +212,11 @@ inline bool gaussPathRuns(GaussPath path, int radius, size_t sharedOptin, bool t
   }
   return false;
 }
-// The path gaussGpu runs (docs/design/gauss.md): strips up to kStripPolicyGaussRadius, the
+// The path gaussGpu runs (docs/design/gauss.md): strips up to kMaxStripGaussRadius, the
 // tensor cores up to kMaxMmaGaussRadius, then (or without them) fused up to
 // kMaxFusedGaussRadius where it fits, then two passes.
 inline GaussPath selectGaussPath(int radius, size_t sharedOptin, bool tensorCores) {
-  if (radius <= kStripPolicyGaussRadius) return GaussPath::Strips;
+  if (radius <= kMaxStripGaussRadius) return GaussPath::Strips;
   for (GaussPath path : {GaussPath::Mma, GaussPath::Fused})
     if (gaussPathRuns(path, radius, sharedOptin, tensorCores)) return path;
   return GaussPath::TwoPass;

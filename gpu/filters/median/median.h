@@ -11,7 +11,7 @@
 // GPU methods (median_params.h, docs/design/median.md): r <= 3 forgetful selection
 // networks in registers, two outputs per 32-bit word in 16-bit lanes (min.u16x2 /
 // max.u16x2), the samples in registers and shuffled between the lanes of a warp strip for
-// r <= 2, staged in shared memory for r = 3; larger r sliding per-column histograms in
+// r = 1, staged in shared memory for r = 2, 3; larger r sliding per-column histograms in
 // shared memory (one thread per
 // column and channel, O(r) counter updates per output row, an O(1) coarse-to-fine search
 // for the median).

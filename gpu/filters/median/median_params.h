@@ -27,7 +27,7 @@ enum class MedianMethod : uint8_t {
 };
 constexpr int kMaxNetworkRadius = 3;      // the network kernels exist for r = 1..3
 constexpr int kMaxHistogramRadius = 7;    // 8-bit counters hold (2r+1)^2 <= 225
-constexpr int kMaxStripMedianRadius = 2;  // two halo columns a side (a lane holds two)
+constexpr int kMaxStripMedianRadius = 1;  // where it measured faster than the staged network
 constexpr int kMedianMethodCount = 4;
 
 // The method medianGpu runs at radius r (the switch points are measured: docs/design/median.md).

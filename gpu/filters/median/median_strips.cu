@@ -56,12 +56,10 @@ void launchR(ConstRgbaView in, RgbaView out, BorderMode border, cudaStream_t str
 }  // namespace
 
 void launchStrips(ConstRgbaView in, RgbaView out, int r, BorderMode border, cudaStream_t stream) {
-  static_assert(kMaxStripMedianRadius == 2, "instantiate the strip kernel up to kMaxStripMedianRadius");
+  static_assert(kMaxStripMedianRadius == 1, "instantiate the strip kernel up to kMaxStripMedianRadius");
   switch (r) {
     case 1:
       return launchR<1>(in, out, border, stream);
-    case 2:
-      return launchR<2>(in, out, border, stream);
     default:
       throw std::invalid_argument("median strips: radius " + std::to_string(r) + " outside 1.." +
                                   std::to_string(kMaxStripMedianRadius));

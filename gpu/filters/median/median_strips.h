@@ -1,4 +1,4 @@
-// The median's strip method for r = 1, 2 (median_strips.cu): forgetful selection
+// The median's strip method for r = 1 (median_strips.cu): forgetful selection
 // (median_select.h) on samples held in registers, no shared memory, no barrier. Plain
 // per-lane stages: the kernel joins them with warp shuffles, the tests run them on the CPU
 // for every block, warp and lane, reading the neighbouring lanes' samples instead.
@@ -6,7 +6,8 @@
 // Layout: the warp strips of common/warp_strip.h with two columns a lane (the selection's
 // 16-bit lanes hold two horizontally adjacent outputs): lane l works on columns x, x + 1
 // with x = x0 - 2 + 2l, so lanes 1 .. 30 own 60 output columns and lanes 0 and 31 are the
-// halo (2 columns each side: r <= 2). Stage 1, per lane: the two columns' samples of rows
+// halo (2 columns each side: r <= 2 could run; r = 2 measured slower than the staged
+// network, docs/design/median.md). Stage 1, per lane: the two columns' samples of rows
 // y0 - r .. y0 + kStripRows - 1 + r through the border. Stage 2, per lane and channel: the
 // lane pair word of each sample row (lanePair), the neighbours' by two shuffles, and from
 // them the window's words at column offsets -r..r (an odd offset straddles two lanes: one

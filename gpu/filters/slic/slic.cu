@@ -386,7 +386,8 @@ __device__ __forceinline__ int nearestCandidate(uchar4 p, float py, const Candid
 __device__ void flushRuns(const IterateArgs& a, const Item& it, uint32_t key, int slot,
                           const uint32_t (&run)[5], int x, uint32_t (*slots)[kSlots]) {
   const int lane = int(threadIdx.x) & 31;
-  static_assert(int64_t(kMaxSuperpixels) + 2 * kMaxSlicDimension < 0x80000000ll, "idle keys above every centre");
+  static_assert(int64_t(kMaxSuperpixels) + 2 * kMaxSlicDimension < 0x80000000ll,
+                "idle lanes' keys above every centre index");
   const uint32_t peers = __match_any_sync(kFullWarp, key != kNone ? key : 0x80000000u | uint32_t(lane));
   uint32_t v[6] = {run[0], run[1], run[2], run[4] * uint32_t(x), run[3], run[4]};  // SlicSums order
   reducePeers(peers, lane, v);

@@ -34,7 +34,6 @@ constexpr int stripBlocksDown(int height, int rows = kStripRows) { return (heigh
 // some halo lanes and for lanes past the right edge) and the strip's first output row.
 template <int R, int Rows = kStripRows>
 struct StripLane {
-  static constexpr int kRows = Rows;
   int x, y0, lane;
   __host__ __device__ StripLane(int bx, int by, int t)
       : x((bx * kStripWarps + t / 32) * stripCols(R) + t % 32 - R), y0(by * Rows), lane(t % 32) {}

@@ -14,6 +14,7 @@
 #include "support/median_reference.h"
 #include "support/sub_views.h"
 #include "support/view_checks.h"
+#include "support/warp_strips_on_host.h"
 
 #include <gtest/gtest.h>
 
@@ -161,32 +162,31 @@ void expectArgumentChecks(RgbaView a, RgbaView b, Median&& median) {
 template <int R>
 HostImage stripsOnHost(const HostImage& in, BorderMode border) {
   constexpr int N = median::kMedianStripSamples<R>;
+  using Lane = median::PairStripLane;
   const int w = in.width(), h = in.height();
   HostImage out(w, h);
   test::poison(out);
-  for (int by = 0; by < stripBlocksDown(h); ++by)
-    for (int bx = 0; bx < median::pairStripBlocksAcross(w); ++bx)
-      for (int warp = 0; warp < kStripWarps; ++warp) {
-        if (!median::PairStripLane(bx, by, warp * 32).warpHasWork(w)) continue;
-        std::vector<median::PairSamples<R>> lanes(32);
-        for (int lane = 0; lane < 32; ++lane)
-          median::pairSamples<R>(in.cview(), border, median::PairStripLane(bx, by, warp * 32 + lane), lanes[lane]);
-        for (int lane = 1; lane <= 30; ++lane) {
-          const median::PairStripLane l(bx, by, warp * 32 + lane);
-          if (!l.ownsColumns(w)) continue;
-          uint32_t m[3][kStripRows];
-          for (int c = 0; c < 3; ++c) {
-            uint32_t words[3][N];
-            for (int d = 0; d < 3; ++d)
-              for (int i = 0; i < N; ++i)
-                words[d][i] = median::lanePair(lanes[lane - 1 + d].p0[i], lanes[lane - 1 + d].p1[i], c);
-            for (int q = 0; q < kStripRows; q += 2) median::pairQuad<R>(words[0], words[1], words[2], q, m[c][q], m[c][q + 1]);
-          }
-          const median::PairSamples<R>& s = lanes[lane];
-          for (int i = 0; i < kStripRows && l.y0 + i < h; ++i)
-            median::storePair(out.view(), l.x, l.y0 + i, m[0][i], m[1][i], m[2][i], s.p0[i + R], s.p1[i + R]);
+  test::runLanesOnHost<Lane>(
+      median::pairStripBlocksAcross(w), stripBlocksDown(h), w,
+      [&](const Lane& l) {
+        median::PairSamples<R> s;
+        median::pairSamples<R>(in.cview(), border, l, s);
+        return s;
+      },
+      [w](const Lane& l) { return l.ownsColumns(w); },
+      [&](const Lane& l, const median::PairSamples<R>* lanes) {
+        uint32_t m[3][kStripRows];
+        for (int c = 0; c < 3; ++c) {
+          uint32_t words[3][N];
+          for (int d = 0; d < 3; ++d)
+            for (int i = 0; i < N; ++i) words[d][i] = median::lanePair(lanes[d - 1].p0[i], lanes[d - 1].p1[i], c);
+          for (int q = 0; q < kStripRows; q += 2)
+            median::pairQuad<R>(words[0], words[1], words[2], q, m[c][q], m[c][q + 1]);
         }
-      }
+        for (int i = 0; i < kStripRows && l.y0 + i < h; ++i)
+          median::storePair(out.view(), l.x, l.y0 + i, m[0][i], m[1][i], m[2][i], lanes[0].p0[i + R],
+                            lanes[0].p1[i + R]);
+      });
   return out;
 }
 

@@ -14,8 +14,8 @@
 // +-i. Two channels ride in the 16-bit lanes of one word, R | B << 16 in the row pass and
 // H_R | H_G << 16 in the column pass (a pair's sum < 2^16), so one multiply-add serves both:
 // acc = S_lo + S_hi << 16 (mod 2^32), and a second accumulator of the high channel alone
-// gives S_lo = acc - (S_hi << 16), exact because S_lo < 2^32. Per sample row and lane ~11
-// instructions a tap pair and 2R shuffles; per output ~6 a tap pair.
+// gives S_lo = acc - (S_hi << 16), exact because S_lo < 2^32. Per sample row and lane ~12
+// instructions a tap pair and 2R shuffles; per output ~6 a tap pair (docs/design/gauss.md).
 #pragma once
 
 #include "gpu/filters/common/tile_access.h"

@@ -13,19 +13,16 @@
 //   final     labels, output pixels, cost; the last block to finish (a counter, no barrier)
 //             writes the state and leaves the scratch zeroed for the next frame.
 // Work split: a warp step is 128 consecutive pixels of a row (a 4-pixel quad per lane, one
-// 16-byte load when aligned). One 1024-thread block an SM owns a contiguous range of steps
-// and hands them to its warps one at a time from a shared ticket counter that runs on across
-// passes (pass p's tickets are p * count .. (p + 1) * count - 1), so the SM's warps finish a
-// pass together whatever each step costs; a warp grabs its next ticket and loads that step's
-// quad while it scores the current one (a ticket past the pass opens the warp's next pass,
-// so a pass starts without a memory wait).
+// 16-byte load when aligned); each warp owns a contiguous range of steps for the whole
+// launch and loads the next step's quad while it scores the current one (the last step's
+// load fetches the first quad of the next pass, so a pass starts without a memory wait).
 // A lane scores its 4 pixels centre by centre (the centre's constants, one broadcast load,
 // serve four pixels), strict < in index order: lowest score, ties to the lowest index.
 //
 // Sums: per warp step, one warp reduction (REDUX) per cluster present in the step
-// (neighbouring pixels mostly share one), added into the block's sums in shared memory by
-// 64-bit atomics; the block adds those into the grid's with one 64-bit atomic per nonzero
-// field. Sums are integers, so the result does not depend on the order of the additions.
+// (neighbouring pixels mostly share one) into the warp's sums in shared memory; the block
+// adds its warps' sums with one 64-bit atomic per nonzero field. Sums are integers, so the
+// result does not depend on the order of the additions.
 #include "gpu/cuda/cuda_check.h"
 #include "gpu/cuda/warp_reduce.cuh"
 #include "gpu/filters/kmeans/kmeans.h"
@@ -45,9 +42,9 @@ constexpr int kFields = 6;  // r, g, b, x, y sums and the pixel count
 
 namespace cg = cooperative_groups;
 
-constexpr int kCoopThreads = 1024;  // one block an SM: half the grid barrier's arrivals of 2 x 512
+constexpr int kCoopThreads = 512;
 constexpr int kCoopWarps = kCoopThreads / 32;
-constexpr int kCoopMinBlocks = 1;  // <= 64 registers: 32 warps per SM
+constexpr int kCoopMinBlocks = 2;  // <= 64 registers: 32 warps per SM
 constexpr int kStepQuads = 32;     // a warp step: one quad per lane, 128 pixels of a row
 
 // Device scratch of the cooperative path: zero-filled when a launch starts (the caller fills
@@ -56,22 +53,6 @@ struct CoopScratch {
   ull sums[3][kMaxClusters][kFields];  // iteration it adds into buffer it % 3
   ull cost;                            // final-pass cost accumulator
   ull finished;                        // blocks past their final pass (the last one writes the state)
-};
-
-// Division by a divisor fixed for the launch without the ~20-instruction integer division:
-// q = mulhi(n, m) with m = floor(2^32 / d) (2^32 - 1 for d = 1) is the quotient or one
-// less for every 32-bit n (m is within 1 of 2^32 / d), and one correction step fixes it.
-struct QuickDiv {
-  uint32_t d = 1, m = ~0u;
-  QuickDiv() = default;
-  explicit QuickDiv(uint32_t divisor)
-      : d(divisor), m(divisor == 1 ? ~0u : uint32_t((uint64_t(1) << 32) / divisor)) {}
-  __device__ __forceinline__ uint32_t quotient(uint32_t n, uint32_t& rem) const {
-    uint32_t q = __umulhi(n, m);
-    rem = n - q * d;
-    if (rem >= d) ++q, rem -= d;
-    return q;
-  }
 };
 
 struct CoopArgs {
@@ -86,32 +67,28 @@ struct CoopArgs {
   float epsilon;
   float s;               // spatial scale
   uint32_t stepsPerRow;  // warp steps of a row: ceil(width / 128)
-  QuickDiv perRow;       // by stepsPerRow
   uint32_t steps;        // of the frame
   bool uniformInit;
   bool vecIn;   // 16-byte quad loads allowed (pointer and pitch aligned)
   bool vecOut;  // 16-byte quad stores allowed
 };
 
-// The block's contiguous range of steps, the same in every pass: `count` steps from `first`.
-// Ticket t is step first + t % count of pass t / count.
-struct BlockSteps {
-  uint32_t first, count;
-  __device__ explicit BlockSteps(const CoopArgs& a)
-      : first(uint32_t(uint64_t(blockIdx.x) * a.steps / gridDim.x)),
-        count(uint32_t(uint64_t(blockIdx.x + 1) * a.steps / gridDim.x) - first) {}
-  // The step of a ticket of pass `pass` or later, base = pass * count; later passes' are
-  // nearly always the next one's, so two subtractions do without the division.
-  __device__ __forceinline__ uint32_t stepOf(uint32_t ticket, uint32_t base) const {
-    uint32_t off = ticket - base;
-    if (off >= count) off -= count;
-    if (off >= count) off %= count;
-    return first + off;
+// The warp's contiguous range of steps, the same in every pass: first step at (row y0,
+// step sx0 of the row), `count` steps.
+struct WarpSteps {
+  uint32_t y0, sx0, count;
+  __device__ explicit WarpSteps(const CoopArgs& a) {
+    const uint64_t warps = uint64_t(gridDim.x) * kCoopWarps;
+    const uint64_t w = uint64_t(blockIdx.x) * kCoopWarps + threadIdx.x / 32;
+    const uint32_t s0 = uint32_t(w * a.steps / warps), s1 = uint32_t((w + 1) * a.steps / warps);
+    y0 = s0 / a.stepsPerRow, sx0 = s0 % a.stepsPerRow, count = s1 - s0;
   }
 };
 
 // Pixels of the quad at column x0 inside the row: 0..4.
-__device__ __forceinline__ int quadPixels(int width, uint32_t x0) { return max(0, min(4, width - int(x0))); }
+__device__ __forceinline__ int quadPixels(int width, uint32_t x0) {
+  return max(0, min(4, width - int(x0)));
+}
 
 // The quad's pixels as packed RGBA words; missing pixels (past the row end) read 0. On
 // 16-byte rows a short quad is read whole as well and masked: its missing pixels lie in the
@@ -169,13 +146,12 @@ __device__ __forceinline__ void nearestQuad(const uint32_t (&px)[4], uint32_t x0
   }
 }
 
-// Adds the step's pixels to the block's sums (shared memory, cluster c's added by lane c
-// with 64-bit atomics; the warps' own rows would cost a 32-deep reduction at every pass end
-// on the barrier's path): per cluster present in the step, three
+// Adds the step's pixels to the warp's running sums (shared memory, cluster c's written by
+// lane c only; registers would cost 12 per thread): per cluster present in the step, three
 // warp sums of packed fields (r | g<<16, b | 1<<16: a step's 128 pixels keep each field below
 // 2^16) and the x sum; the row is the same for the whole step.
 __device__ __forceinline__ void accumulateQuad(const uint32_t (&px)[4], const int (&bi)[4], int n,
-                                               uint32_t x0, uint32_t y, ull* blockSums) {
+                                               uint32_t x0, uint32_t y, ull* warpSums) {
   const int lane = threadIdx.x % 32;
   uint32_t mine = 0;
 #pragma unroll
@@ -197,10 +173,9 @@ __device__ __forceinline__ void accumulateQuad(const uint32_t (&px)[4], const in
     rg = warpSum(rg), bn = warpSum(bn), xs = warpSum(xs);
     if (lane == c) {
       const uint32_t count = bn >> 16;
-      ull* const acc = blockSums + c * kFields;
-      atomicAdd(acc + 0, ull(rg & 0xFFFFu)), atomicAdd(acc + 1, ull(rg >> 16));
-      atomicAdd(acc + 2, ull(bn & 0xFFFFu)), atomicAdd(acc + 3, ull(xs));
-      atomicAdd(acc + 4, ull(y) * count), atomicAdd(acc + 5, ull(count));
+      ull* const acc = warpSums + c * kFields;
+      acc[0] += rg & 0xFFFFu, acc[1] += rg >> 16, acc[2] += bn & 0xFFFFu;
+      acc[3] += xs, acc[4] += ull(y) * count, acc[5] += count;
     }
   }
 }
@@ -237,40 +212,32 @@ __device__ __forceinline__ uint32_t writeQuad(const CoopArgs& a, const uint32_t 
   return cost;
 }
 
-// The quad of step `step` for this lane.
-__device__ __forceinline__ void loadStep(const CoopArgs& a, uint32_t step, uint32_t (&px)[4]) {
-  const uint32_t lane = threadIdx.x % 32;
-  uint32_t sx;
-  const uint32_t y = a.perRow.quotient(step, sx);
-  loadQuad(a, y, (sx * kStepQuads + lane) * 4, px);
-}
-
-// Pass `pass` over the block's steps: the warp scores the steps of the tickets it draws until
-// it holds one of a later pass. `ticket` and `next` (its quad, unless Final) carry the
-// warp's first ticket of the pass in and its first of a later one out.
+// One pass over the warp's steps. `next` holds the first step's quad on entry and, unless
+// Final, again on return (loaded during the last step): a pass starts computing at once.
 template <int KB, bool Final>
-__device__ __forceinline__ void coopPass(const CoopArgs& a, const BlockSteps& bs, uint32_t pass,
-                                         uint32_t* tickets, uint32_t& ticket, uint32_t (&next)[4],
+__device__ __forceinline__ void coopPass(const CoopArgs& a, const WarpSteps& ws, uint32_t (&next)[4],
                                          const float4* rgb, const float2* xy, const uint32_t* colour,
-                                         ull* blockSums, ull& cost) {
-  const uint32_t lane = threadIdx.x % 32, base = pass * bs.count, end = base + bs.count;
-  while (ticket < end) {
+                                         ull* warpSums, ull& cost) {
+  const uint32_t lane = threadIdx.x % 32;
+  uint32_t y = ws.y0, sx = ws.sx0;
+  for (uint32_t i = 0; i < ws.count; ++i) {
     uint32_t px[4];
 #pragma unroll
     for (int p = 0; p < 4; ++p) px[p] = next[p];
-    uint32_t sx;
-    const uint32_t y = a.perRow.quotient(bs.first + (ticket - base), sx), x0 = (sx * kStepQuads + lane) * 4;
-    uint32_t drawn = 0;
-    if (lane == 0) drawn = atomicAdd(tickets, 1u);
-    ticket = __shfl_sync(~0u, drawn, 0);
-    if (!Final || ticket < end) loadStep(a, bs.stepOf(ticket, base), next);
+    const uint32_t cy = y, x0 = (sx * kStepQuads + lane) * 4;
+    if (++sx == a.stepsPerRow) sx = 0, ++y;
+    const bool more = i + 1 < ws.count;
+    if (more)
+      loadQuad(a, y, (sx * kStepQuads + lane) * 4, next);
+    else if (!Final)
+      loadQuad(a, ws.y0, (ws.sx0 * kStepQuads + lane) * 4, next);
     const int n = quadPixels(a.in.width, x0);
     int bi[4];
-    nearestQuad<KB>(px, x0, y, a.s, rgb, xy, bi);
+    nearestQuad<KB>(px, x0, cy, a.s, rgb, xy, bi);
     if (Final)
-      cost += writeQuad(a, px, bi, n, x0, y, colour);
+      cost += writeQuad(a, px, bi, n, x0, cy, colour);
     else
-      accumulateQuad(px, bi, n, x0, y, blockSums);
+      accumulateQuad(px, bi, n, x0, cy, warpSums);
   }
 }
 
@@ -280,9 +247,8 @@ __global__ void __launch_bounds__(kCoopThreads, kCoopMinBlocks) coopKernel(CoopA
   __shared__ float4 rgb[KB];       // score constants (km::SpatialCoeffs); padding centres score +inf
   __shared__ float2 xy[KB];
   __shared__ uint32_t colour[KB];  // output colours, alpha 0
-  __shared__ ull blockSums[KB * kFields];
+  __shared__ ull warpSums[kCoopWarps][KB * kFields];
   __shared__ ull warpCost[kCoopWarps];
-  __shared__ uint32_t tickets;  // the next ticket to draw (BlockSteps)
   __shared__ float shiftShared;
   __shared__ bool lastBlock;
   cg::grid_group grid = cg::this_grid();
@@ -309,11 +275,9 @@ __global__ void __launch_bounds__(kCoopThreads, kCoopMinBlocks) coopKernel(CoopA
       rgb[tid] = u.rgb, xy[tid] = u.xy;
     }
   }
-  for (int i = tid; i < KB * kFields; i += kCoopThreads) blockSums[i] = 0;
-  if (tid == 0) tickets = kCoopWarps;
-  const BlockSteps bs(a);  // count >= 1: the grid has at most one block per step
-  uint32_t ticket = uint32_t(warp), next[4];
-  loadStep(a, bs.stepOf(ticket, 0), next);
+  const WarpSteps ws(a);
+  uint32_t next[4] = {0u, 0u, 0u, 0u};
+  if (ws.count != 0) loadQuad(a, ws.y0, (ws.sx0 * kStepQuads + lane) * 4, next);
   __syncthreads();
 
   float shift2 = INFINITY;
@@ -321,14 +285,16 @@ __global__ void __launch_bounds__(kCoopThreads, kCoopMinBlocks) coopKernel(CoopA
   ull cost = 0;
   while (it < a.maxIterations) {
     ull* const sums = &scratch->sums[it % 3][0][0];
-    coopPass<KB, false>(a, bs, uint32_t(it), &tickets, ticket, next, rgb, xy, colour, blockSums, cost);
+    if (lane < k)  // lane c: cluster c over the warp's steps
+      for (int f = 0; f < kFields; ++f) warpSums[warp][lane * kFields + f] = 0;
+    coopPass<KB, false>(a, ws, next, rgb, xy, colour, warpSums[warp], cost);
     __syncthreads();
-    if (tid < k * kFields) {  // nobody adds to the block's sums again before the next barrier
-      const ull v = blockSums[tid];
-      blockSums[tid] = 0;
-      if (v != 0) atomicAdd(sums + tid, v);
+    for (int i = tid; i < k * kFields; i += kCoopThreads) {
+      ull v = 0;
+      for (int w = 0; w < kCoopWarps; ++w) v += warpSums[w][i];
+      if (v != 0) atomicAdd(sums + i, v);
     }
-    grid.sync();      // every block's sums are in buffer it % 3 (the barrier fences them)
+    grid.sync();  // every block's sums are in buffer it % 3 (the barrier fences them)
     if (warp == 0) {  // the same integers and float steps in every block: the same centres
       float d2 = 0.f;
       if (lane < k) {
@@ -345,8 +311,7 @@ __global__ void __launch_bounds__(kCoopThreads, kCoopMinBlocks) coopKernel(CoopA
       }
       d2 = d2 > 0.f ? d2 : 0.f;  // the twin's running max skips a NaN shift
 #pragma unroll
-      for (int off = 16; off > 0; off >>= 1)
-        d2 = fmaxf(d2, __shfl_xor_sync(~0u, d2, off));  // exact, any order
+      for (int off = 16; off > 0; off >>= 1) d2 = fmaxf(d2, __shfl_xor_sync(~0u, d2, off));  // exact, any order
       if (lane == 0) shiftShared = d2;
     } else if (blockIdx.x == 0) {
       // Buffer (it + 2) % 3 = (it - 1) % 3: every block read it before arriving at the barrier
@@ -368,7 +333,7 @@ __global__ void __launch_bounds__(kCoopThreads, kCoopMinBlocks) coopKernel(CoopA
     colour[tid] = uint32_t(c.x) | uint32_t(c.y) << 8 | uint32_t(c.z) << 16;
   }
   __syncthreads();
-  coopPass<KB, true>(a, bs, uint32_t(it), &tickets, ticket, next, rgb, xy, colour, nullptr, cost);
+  coopPass<KB, true>(a, ws, next, rgb, xy, colour, nullptr, cost);
 #pragma unroll
   for (int off = 16; off > 0; off >>= 1) cost += __shfl_xor_sync(~0u, cost, off);
   if (lane == 0) warpCost[warp] = cost;
@@ -451,15 +416,13 @@ void kmeansSpatialGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansSta
   a.epsilon = params.epsilon;
   a.s = km::spatialScale(params.spatial, in.width, in.height);
   a.stepsPerRow = uint32_t((in.width + 4 * kStepQuads - 1) / (4 * kStepQuads));
-  a.perRow = QuickDiv(a.stepsPerRow);
   a.steps = a.stepsPerRow * uint32_t(in.height);
   a.uniformInit = params.init == KmeansInit::Uniform;
   a.vecIn = reinterpret_cast<uintptr_t>(in.data) % 16 == 0 && in.pitch % 16 == 0;
   a.vecOut = reinterpret_cast<uintptr_t>(out.data) % 16 == 0 && out.pitch % 16 == 0;
   if (params.init == KmeansInit::KmeansPlusPlus)
     launchKmeansPlusPlus(in, state, params.k, params.seed, stream);
-  // Every block resident (the grid barrier), and no more blocks than give each warp a step
-  // (so each block has at least one).
+  // Every block resident (the grid barrier), and no more blocks than give each warp a step.
   const uint64_t wanted = (uint64_t(a.steps) + kCoopWarps - 1) / kCoopWarps;
   const int grid = int(std::max<uint64_t>(1, std::min<uint64_t>(uint64_t(device.smCount) * perSm, wanted)));
   void* args[] = {&a};

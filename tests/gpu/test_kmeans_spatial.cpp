@@ -15,7 +15,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -116,7 +118,8 @@ size_t borderPixels(const std::vector<Label>& labels, int w, int h) {
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x) {
       const Label l = labels[size_t(y) * w + x];
-      n += (x + 1 < w && labels[size_t(y) * w + x + 1] != l) || (y + 1 < h && labels[size_t(y + 1) * w + x] != l);
+      n += (x + 1 < w && labels[size_t(y) * w + x + 1] != l) ||
+           (y + 1 < h && labels[size_t(y + 1) * w + x] != l);
     }
   return n;
 }
@@ -171,6 +174,71 @@ TEST(KmeansSpatial, RejectsBadWeights) {
   }
 }
 
+// The per-step candidate test (kmeans_spatial_math.h) on random steps and centres, the
+// kernel's box included: at every pixel of the step each dropped centre scores strictly
+// above the best, so the argmin over the candidates is the full argmin; and it drops.
+TEST(KmeansSpatial, CandidateTestDropsOnlyLosers) {
+  std::mt19937 rng(7);
+  auto uniform = [&](float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(rng); };
+  long dropped = 0, pixels = 0;
+  for (const float weight : {0.05f, 0.5f, 1.f, 4.f, 100.f})
+    for (int trial = 0; trial < 300; ++trial) {
+      const int width = 1 + int(rng() % 4000), height = 1 + int(rng() % 3000), k = 2 + int(rng() % 15);
+      const float s = km::spatialScale(weight, width, height), pmax = float(std::max(width, height));
+      std::vector<km::SpatialCoeffs> c(static_cast<size_t>(k));
+      for (auto& cj : c) {
+        float f[5] = {uniform(0.f, 255.f), uniform(0.f, 255.f), uniform(0.f, 255.f), uniform(0.f, pmax),
+                      uniform(0.f, pmax)};
+        if (&cj != &c[0] && rng() % 4 == 0) {  // near the first centre: close calls
+          f[0] = std::min(255.f, std::max(0.f, c[0].rgb.x / -2.f + uniform(-1.f, 1.f)));
+          f[1] = std::min(255.f, std::max(0.f, c[0].rgb.y / -2.f + uniform(-1.f, 1.f)));
+        }
+        ASSERT_TRUE(km::spatialCentreInRange(f, width, height));
+        cj = km::spatialCoeffs(f[0], f[1], f[2], f[3], f[4], s);
+      }
+      // A step: row y, columns xs .. xs + 127 (clipped), colours in a random sub-box.
+      const int y = int(rng() % uint32_t(height)), xs = int(rng() % uint32_t((width + 127) / 128)) * 128;
+      const int xl = std::min(xs + 127, width - 1), spread = 1 + int(rng() % 64);
+      int base[3];
+      for (int& b : base) b = int(rng() % uint32_t(256 - spread + 1));
+      std::vector<std::array<int, 3>> px;
+      km::SpatialBox box{{255.f, 255.f, 255.f}, {0.f, 0.f, 0.f}, 0.f, 0.f, 0.f};
+      for (int x = xs; x <= xl; ++x) {
+        std::array<int, 3> p{};
+        for (int ch = 0; ch < 3; ++ch) {
+          p[size_t(ch)] = base[ch] + int(rng() % uint32_t(spread));
+          box.lo[ch] = std::min(box.lo[ch], float(p[size_t(ch)]));
+          box.hi[ch] = std::max(box.hi[ch], float(p[size_t(ch)]));
+        }
+        px.push_back(p);
+      }
+      box.fxLo = km::spatialFeature(s, xs), box.fxHi = km::spatialFeature(s, xl);
+      box.fy = km::spatialFeature(s, y);
+      std::vector<bool> drop(static_cast<size_t>(k), false);
+      for (int a = 0; a < k; ++a)
+        for (int b = 0; b < k; ++b)
+          if (a != b && km::spatialPairMinOverBox(km::spatialPairCoeffs(c[size_t(a)], c[size_t(b)]), box) >
+                            km::spatialCandidateMargin(weight))
+            drop[size_t(a)] = true;
+      for (int x = xs; x <= xl; ++x) {
+        const auto& p = px[size_t(x - xs)];
+        const float fx = km::spatialFeature(s, x);
+        std::vector<float> score(static_cast<size_t>(k));
+        for (int j = 0; j < k; ++j)
+          score[size_t(j)] =
+              km::spatialScore(float(p[0]), float(p[1]), float(p[2]), fx, box.fy, c[size_t(j)]);
+        const float best = *std::min_element(score.begin(), score.end());
+        for (int j = 0; j < k; ++j)
+          if (drop[size_t(j)]) {
+            ASSERT_GT(score[size_t(j)], best) << "weight " << weight << " trial " << trial << " centre " << j;
+            ++dropped;
+          }
+        ++pixels;
+      }
+    }
+  EXPECT_GT(dropped, pixels) << "the test drops more than one centre a pixel on average";
+}
+
 TEST(KmeansSpatial, ChainOption) {
   const FilterElement e(kKmeansFilter);
   EXPECT_EQ(kmeansParamsOf(e).spatial, 0.f);
@@ -201,11 +269,12 @@ struct SpatialCase {
 
 // The spatial entry point directly (support/kmeans_cases.h's runGpuWith), on the given
 // scratch (detail::spatialScratchBytes()).
-Result runSpatialEntry(const HostImage& img, const KmeansParams& p, const KmeansState& initial, void* scratch) {
+Result runSpatialEntry(const HostImage& img, const KmeansParams& p, const KmeansState& initial,
+                       void* scratch) {
   const detail::SpatialDevice device = detail::spatialDevice();
   return runGpuWith(img, initial,
-                    [&](ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* state, cudaStream_t stream,
-                        const KmeansState* warm) {
+                    [&](ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* state,
+                        cudaStream_t stream, const KmeansState* warm) {
                       detail::kmeansSpatialGpu(in, out, labels, state, p, scratch, device, stream, warm);
                     });
 }
@@ -265,8 +334,8 @@ TEST(KmeansSpatialGpu, ScratchLeftZeroed) {
 TEST(KmeansSpatialGpu, InPlaceEqualsTheTwin) {
   VP_REQUIRE_GPU();
   for (auto [w, h] : {std::pair{333, 187}, {97, 61}})
-    for (auto [init, iterations] : {std::pair{KmeansInit::Uniform, 0}, {KmeansInit::Uniform, 20},
-                                    {KmeansInit::KmeansPlusPlus, 20}}) {
+    for (auto [init, iterations] :
+         {std::pair{KmeansInit::Uniform, 0}, {KmeansInit::Uniform, 20}, {KmeansInit::KmeansPlusPlus, 20}}) {
       SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " init " + std::to_string(int(init)) + ", " +
                    std::to_string(iterations) + " iterations");
       const HostImage& img = input(w, h, Input::Natural);

@@ -18,6 +18,10 @@
 // load fetches the first quad of the next pass, so a pass starts without a memory wait).
 // A lane scores its 4 pixels centre by centre (the centre's constants, one broadcast load,
 // serve four pixels), strict < in index order: lowest score, ties to the lowest index.
+// Candidates (k <= 16): a step first drops every centre that another beats by more than a
+// margin everywhere in the step's box of colours and positions (km::SpatialBox has the
+// proof that a dropped centre never wins or ties), scores only the rest, and scores nothing
+// when one is left; warp 0 recomputes the pair constants with every centre update.
 //
 // Sums: per warp step, one warp reduction (REDUX) per cluster present in the step
 // (neighbouring pixels mostly share one) into the warp's sums in shared memory; the block
@@ -66,6 +70,7 @@ struct CoopArgs {
   int maxIterations;
   float epsilon;
   float s;               // spatial scale
+  float margin;          // km::spatialCandidateMargin of the weight
   uint32_t stepsPerRow;  // warp steps of a row: ceil(width / 128)
   uint32_t steps;        // of the frame
   bool uniformInit;
@@ -86,9 +91,7 @@ struct WarpSteps {
 };
 
 // Pixels of the quad at column x0 inside the row: 0..4.
-__device__ __forceinline__ int quadPixels(int width, uint32_t x0) {
-  return max(0, min(4, width - int(x0)));
-}
+__device__ __forceinline__ int quadPixels(int width, uint32_t x0) { return max(0, min(4, width - int(x0))); }
 
 // The quad's pixels as packed RGBA words; missing pixels (past the row end) read 0. On
 // 16-byte rows a short quad is read whole as well and masked: its missing pixels lie in the
@@ -115,35 +118,115 @@ __device__ __forceinline__ float channelOf(uint32_t px, uint32_t sel) {
   return __fsub_rn(__int_as_float(int(__byte_perm(px, 0x4B000000u, 0x7440u | sel))), 8388608.f);
 }
 
-// Nearest centre of each quad pixel (row y, columns x0 .. x0 + 3): the score of
-// km::spatialScore, strict < in index order (the CPU twin's loop). Centres go in chunks of
-// <= 8; a rolled chunk loop keeps KB = 16, 32 to the register and code size of KB = 8.
+// A quad's features (row y, columns x0 .. x0 + 3) and its running argmin.
+struct QuadScores {
+  float pr[4], pg[4], pb[4], fx[4], fy, best[4];
+  __device__ __forceinline__ QuadScores(const uint32_t (&px)[4], uint32_t x0, uint32_t y, float s,
+                                        int (&bi)[4])
+      : fy(km::spatialFeature(s, int(y))) {
+    const float xf = float(x0);  // exact: widths < 2^24, so x0 + p is exact too
+#pragma unroll
+    for (int p = 0; p < 4; ++p) {
+      pr[p] = channelOf(px[p], 0), pg[p] = channelOf(px[p], 1), pb[p] = channelOf(px[p], 2);
+      fx[p] = km::mulRn(s, __fadd_rn(xf, float(p)));  // km::spatialFeature(s, x0 + p)
+      best[p] = INFINITY;
+      bi[p] = 0;
+    }
+  }
+  // Centre j's score of each pixel (km::spatialScore); strict <, so in index order ties go
+  // to the lowest index (the CPU twin's loop).
+  __device__ __forceinline__ void score(const km::SpatialCoeffs& c, int j, int (&bi)[4]) {
+#pragma unroll
+    for (int p = 0; p < 4; ++p) {
+      const float sc = km::spatialScore(pr[p], pg[p], pb[p], fx[p], fy, c);
+      if (sc < best[p]) best[p] = sc, bi[p] = j;
+    }
+  }
+};
+
+// Nearest centre of each quad pixel among all. Centres go in chunks of <= 8; a rolled chunk
+// loop keeps KB = 16, 32 to the register and code size of KB = 8.
 template <int KB>
 __device__ __forceinline__ void nearestQuad(const uint32_t (&px)[4], uint32_t x0, uint32_t y, float s,
                                             const float4* rgb, const float2* xy, int (&bi)[4]) {
   constexpr int kChunk = KB < 8 ? KB : 8;
-  float pr[4], pg[4], pb[4], fx[4], best[4];
-  const float fy = km::spatialFeature(s, int(y));
-  const float xf = float(x0);  // exact: widths < 2^24, so x0 + p is exact too
-#pragma unroll
-  for (int p = 0; p < 4; ++p) {
-    pr[p] = channelOf(px[p], 0), pg[p] = channelOf(px[p], 1), pb[p] = channelOf(px[p], 2);
-    fx[p] = km::mulRn(s, __fadd_rn(xf, float(p)));  // km::spatialFeature(s, x0 + p)
-    best[p] = INFINITY;
-    bi[p] = 0;
-  }
+  QuadScores q(px, x0, y, s, bi);
 #pragma unroll 1
-  for (int j0 = 0; j0 < KB; j0 += kChunk) {
+  for (int j0 = 0; j0 < KB; j0 += kChunk)
 #pragma unroll
-    for (int jj = 0; jj < kChunk; ++jj) {
-      const km::SpatialCoeffs c{rgb[j0 + jj], xy[j0 + jj]};
-#pragma unroll
-      for (int p = 0; p < 4; ++p) {
-        const float sc = km::spatialScore(pr[p], pg[p], pb[p], fx[p], fy, c);
-        if (sc < best[p]) best[p] = sc, bi[p] = j0 + jj;
-      }
-    }
+    for (int jj = 0; jj < kChunk; ++jj) q.score(km::SpatialCoeffs{rgb[j0 + jj], xy[j0 + jj]}, j0 + jj, bi);
+}
+
+// The same among the candidates `cand` (bit j: centre j), in index order: the same labels
+// when every other centre is one that cannot win (km::SpatialBox).
+__device__ __forceinline__ void nearestCandidates(const uint32_t (&px)[4], uint32_t x0, uint32_t y, float s,
+                                                  const float4* rgb, const float2* xy, uint32_t cand,
+                                                  int (&bi)[4]) {
+  QuadScores q(px, x0, y, s, bi);
+  for (; cand != 0; cand &= cand - 1) {
+    const int j = __ffs(cand) - 1;
+    q.score(km::SpatialCoeffs{rgb[j], xy[j]}, j, bi);
   }
+}
+
+// Pruning runs for k <= 16 (the pair constants of KB = 32 would take 32 KB of shared memory).
+template <int KB>
+constexpr bool kPrunes = KB <= 16;
+// Pair tests per lane and step: lane L tests pair L + 32 t, centre (L + 32 t) % KB = L % KB
+// against centre (L + 32 t) / KB.
+template <int KB>
+constexpr int kPairTests = KB* KB / 32 > 0 ? KB* KB / 32 : 1;
+
+// Warp 0, after the centres changed: the pair constants spatialCandidates tests (a - b for
+// pair a + KB b), or a test that never drops (cc difference -inf) for a == b, padding
+// centres, or when some centre lies outside the margin's premise (km::spatialCentreInRange).
+template <int KB>
+__device__ __forceinline__ void spatialPairs(const float (*centre)[5], const float4* rgb, const float2* xy,
+                                             int k, int width, int height, km::SpatialCoeffs* pairs) {
+  const int lane = threadIdx.x % 32;
+  const bool prune = __all_sync(~0u, lane >= k || km::spatialCentreInRange(centre[lane], width, height));
+  __syncwarp();  // rgb and xy come from every lane of warp 0
+  for (int i = lane; i < KB * KB; i += 32) {
+    const int ca = i % KB, cb = i / KB;
+    km::SpatialCoeffs d{make_float4(0.f, 0.f, 0.f, -INFINITY), make_float2(0.f, 0.f)};
+    if (prune && ca != cb && ca < k && cb < k)
+      d = km::spatialPairCoeffs(km::SpatialCoeffs{rgb[ca], xy[ca]}, km::SpatialCoeffs{rgb[cb], xy[cb]});
+    pairs[i] = d;
+  }
+}
+
+// The centres that may be the nearest of some pixel of the step (row y, first column xs;
+// each lane's quad px with n pixels): never empty, since the nearest centre of any of its
+// pixels stays. The step's box by byte-wise min / max and six warp reductions; each lane
+// runs its pair tests and one ballot folds the lanes of each centre together.
+template <int KB>
+__device__ __forceinline__ uint32_t spatialCandidates(const CoopArgs& a, const uint32_t (&px)[4], int n,
+                                                      uint32_t xs, uint32_t y,
+                                                      const km::SpatialCoeffs* pairs) {
+  const int lane = threadIdx.x % 32;
+  uint32_t lo = ~0u, hi = 0u;
+#pragma unroll
+  for (int p = 0; p < 4; ++p)
+    if (p < n) lo = __vminu4(lo, px[p]), hi = __vmaxu4(hi, px[p]);
+  km::SpatialBox box;
+#pragma unroll
+  for (int c = 0; c < 3; ++c) {
+    box.lo[c] = float(__reduce_min_sync(~0u, (lo >> (8 * c)) & 0xFFu));
+    box.hi[c] = float(__reduce_max_sync(~0u, (hi >> (8 * c)) & 0xFFu));
+  }
+  const uint32_t xl = min(xs + 4 * kStepQuads, uint32_t(a.in.width)) - 1;
+  box.fxLo = km::spatialFeature(a.s, int(xs)), box.fxHi = km::spatialFeature(a.s, int(xl));
+  box.fy = km::spatialFeature(a.s, int(y));
+  bool dominated = false;
+#pragma unroll
+  for (int t = 0; t < kPairTests<KB>; ++t)
+    if (lane + 32 * t < KB * KB) dominated |= km::spatialPairMinOverBox(pairs[lane + 32 * t], box) > a.margin;
+  uint32_t m = __ballot_sync(~0u, dominated);
+#pragma unroll
+  for (int sh = KB; sh < 32; sh <<= 1) m |= m >> sh;
+  const uint32_t all = a.k == 32 ? ~0u : (1u << a.k) - 1u;
+  const uint32_t cand = ~m & all;
+  return cand != 0 ? cand : all;
 }
 
 // Adds the step's pixels to the warp's running sums (shared memory, cluster c's written by
@@ -216,8 +299,8 @@ __device__ __forceinline__ uint32_t writeQuad(const CoopArgs& a, const uint32_t 
 // Final, again on return (loaded during the last step): a pass starts computing at once.
 template <int KB, bool Final>
 __device__ __forceinline__ void coopPass(const CoopArgs& a, const WarpSteps& ws, uint32_t (&next)[4],
-                                         const float4* rgb, const float2* xy, const uint32_t* colour,
-                                         ull* warpSums, ull& cost) {
+                                         const float4* rgb, const float2* xy, const km::SpatialCoeffs* pairs,
+                                         const uint32_t* colour, ull* warpSums, ull& cost) {
   const uint32_t lane = threadIdx.x % 32;
   uint32_t y = ws.y0, sx = ws.sx0;
   for (uint32_t i = 0; i < ws.count; ++i) {
@@ -233,7 +316,17 @@ __device__ __forceinline__ void coopPass(const CoopArgs& a, const WarpSteps& ws,
       loadQuad(a, ws.y0, (ws.sx0 * kStepQuads + lane) * 4, next);
     const int n = quadPixels(a.in.width, x0);
     int bi[4];
-    nearestQuad<KB>(px, x0, cy, a.s, rgb, xy, bi);
+    uint32_t cand = 0;  // 0: all centres
+    if constexpr (kPrunes<KB>) {
+      cand = spatialCandidates<KB>(a, px, n, x0 - lane * 4, cy, pairs);
+      if (cand == (a.k == 32 ? ~0u : (1u << a.k) - 1u)) cand = 0;
+    }
+    if (cand == 0)
+      nearestQuad<KB>(px, x0, cy, a.s, rgb, xy, bi);
+    else if ((cand & (cand - 1)) == 0)
+      bi[0] = bi[1] = bi[2] = bi[3] = __ffs(cand) - 1;
+    else
+      nearestCandidates(px, x0, cy, a.s, rgb, xy, cand, bi);
     if (Final)
       cost += writeQuad(a, px, bi, n, x0, cy, colour);
     else
@@ -246,7 +339,8 @@ __global__ void __launch_bounds__(kCoopThreads, kCoopMinBlocks) coopKernel(CoopA
   __shared__ float centre[KB][5];  // r, g, b, x, y (pixels)
   __shared__ float4 rgb[KB];       // score constants (km::SpatialCoeffs); padding centres score +inf
   __shared__ float2 xy[KB];
-  __shared__ uint32_t colour[KB];  // output colours, alpha 0
+  __shared__ uint32_t colour[KB];                                 // output colours, alpha 0
+  __shared__ km::SpatialCoeffs pairs[kPrunes<KB> ? KB * KB : 1];  // spatialPairs
   __shared__ ull warpSums[kCoopWarps][KB * kFields];
   __shared__ ull warpCost[kCoopWarps];
   __shared__ float shiftShared;
@@ -255,7 +349,7 @@ __global__ void __launch_bounds__(kCoopThreads, kCoopMinBlocks) coopKernel(CoopA
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32, k = a.k;
   CoopScratch* const scratch = a.scratch;
 
-  if (tid < KB) {
+  if (warp == 0) {
     if (tid < k) {
       float c[5];
       if (a.uniformInit) {
@@ -270,10 +364,11 @@ __global__ void __launch_bounds__(kCoopThreads, kCoopMinBlocks) coopKernel(CoopA
       for (int d = 0; d < 5; ++d) centre[tid][d] = c[d];
       const km::SpatialCoeffs q = km::spatialCoeffs(c[0], c[1], c[2], c[3], c[4], a.s);
       rgb[tid] = q.rgb, xy[tid] = q.xy;
-    } else {
+    } else if (tid < KB) {
       const km::SpatialCoeffs u = km::unusedSpatialCoeffs();
       rgb[tid] = u.rgb, xy[tid] = u.xy;
     }
+    if constexpr (kPrunes<KB>) spatialPairs<KB>(centre, rgb, xy, k, a.in.width, a.in.height, pairs);
   }
   const WarpSteps ws(a);
   uint32_t next[4] = {0u, 0u, 0u, 0u};
@@ -287,14 +382,14 @@ __global__ void __launch_bounds__(kCoopThreads, kCoopMinBlocks) coopKernel(CoopA
     ull* const sums = &scratch->sums[it % 3][0][0];
     if (lane < k)  // lane c: cluster c over the warp's steps
       for (int f = 0; f < kFields; ++f) warpSums[warp][lane * kFields + f] = 0;
-    coopPass<KB, false>(a, ws, next, rgb, xy, colour, warpSums[warp], cost);
+    coopPass<KB, false>(a, ws, next, rgb, xy, pairs, colour, warpSums[warp], cost);
     __syncthreads();
     for (int i = tid; i < k * kFields; i += kCoopThreads) {
       ull v = 0;
       for (int w = 0; w < kCoopWarps; ++w) v += warpSums[w][i];
       if (v != 0) atomicAdd(sums + i, v);
     }
-    grid.sync();  // every block's sums are in buffer it % 3 (the barrier fences them)
+    grid.sync();      // every block's sums are in buffer it % 3 (the barrier fences them)
     if (warp == 0) {  // the same integers and float steps in every block: the same centres
       float d2 = 0.f;
       if (lane < k) {
@@ -309,9 +404,11 @@ __global__ void __launch_bounds__(kCoopThreads, kCoopMinBlocks) coopKernel(CoopA
           rgb[lane] = q.rgb, xy[lane] = q.xy;
         }
       }
+      if constexpr (kPrunes<KB>) spatialPairs<KB>(centre, rgb, xy, k, a.in.width, a.in.height, pairs);
       d2 = d2 > 0.f ? d2 : 0.f;  // the twin's running max skips a NaN shift
 #pragma unroll
-      for (int off = 16; off > 0; off >>= 1) d2 = fmaxf(d2, __shfl_xor_sync(~0u, d2, off));  // exact, any order
+      for (int off = 16; off > 0; off >>= 1)
+        d2 = fmaxf(d2, __shfl_xor_sync(~0u, d2, off));  // exact, any order
       if (lane == 0) shiftShared = d2;
     } else if (blockIdx.x == 0) {
       // Buffer (it + 2) % 3 = (it - 1) % 3: every block read it before arriving at the barrier
@@ -333,7 +430,7 @@ __global__ void __launch_bounds__(kCoopThreads, kCoopMinBlocks) coopKernel(CoopA
     colour[tid] = uint32_t(c.x) | uint32_t(c.y) << 8 | uint32_t(c.z) << 16;
   }
   __syncthreads();
-  coopPass<KB, true>(a, ws, next, rgb, xy, colour, nullptr, cost);
+  coopPass<KB, true>(a, ws, next, rgb, xy, pairs, colour, nullptr, cost);
 #pragma unroll
   for (int off = 16; off > 0; off >>= 1) cost += __shfl_xor_sync(~0u, cost, off);
   if (lane == 0) warpCost[warp] = cost;
@@ -415,6 +512,7 @@ void kmeansSpatialGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansSta
   a.maxIterations = params.maxIterations;
   a.epsilon = params.epsilon;
   a.s = km::spatialScale(params.spatial, in.width, in.height);
+  a.margin = km::spatialCandidateMargin(params.spatial);
   a.stepsPerRow = uint32_t((in.width + 4 * kStepQuads - 1) / (4 * kStepQuads));
   a.steps = a.stepsPerRow * uint32_t(in.height);
   a.uniformInit = params.init == KmeansInit::Uniform;

@@ -72,5 +72,58 @@ __host__ __device__ inline float spatialShiftSquared(const float (&oldC)[5], con
   return addRn(addRn(d2, mulRn(dx, dx)), mulRn(dy, dy));
 }
 
+// Per-step candidate centres (the kernel drops a centre that cannot be the nearest of any
+// pixel of a warp step; the labels are those of the full argmin). A step's pixels lie in a
+// box: each colour channel in [lo, hi] (its pixels' extremes), fx in [fxLo, fxHi] (s times
+// its first and last column: rounding is monotone), fy one value (one row). With
+// d = coeffs_a - coeffs_b (spatialPairCoeffs), s_a - s_b is affine in the features, so its
+// least value over the box sits at the corner the signs of d pick (spatialPairMinOverBox).
+// Centre a is dropped when that exceeds spatialCandidateMargin(W) for some b.
+//
+// Why a dropped centre never wins or ties: let every feature of the pixels and centres lie
+// in [0, F], F = 255 max(1, W) (colours in [0, 255], positions in [0, max(w, h)]; the kernel
+// checks the centres). Then |m| <= 2F, cc <= 5F^2 and every partial sum of a score is
+// below 25F^2 in magnitude, so each of a score's five roundings is within 25F^2 2^-24 and
+// a float score within E1 = 125F^2 2^-24 of its exact value on the stored constants. The
+// test's differences round once each (cc: 5F^2 2^-24; each m: 4F 2^-24, times a feature
+// <= F, five of them) and its five fused multiply-adds have partial sums below 25F^2:
+// E2 = (5 + 20 + 125) F^2 2^-24. A dropped a has s_a - s_b > margin - E2 - 2 E1 =
+// margin - 400F^2 2^-24 > 0 at every pixel of the box, since the margin 4 max(1, W)^2 =
+// 4F^2 / 255^2 is 2.6 times that bound: b scores strictly lower, so a is never the argmin,
+// and no centre that attains a pixel's least score is dropped (ties included).
+struct SpatialBox {
+  float lo[3], hi[3];  // r, g, b
+  float fxLo, fxHi, fy;
+};
+
+__host__ __device__ inline float spatialCandidateMargin(float weight) {
+  const float w = weight > 1.f ? weight : 1.f;
+  return 4.f * w * w;
+}
+
+__host__ __device__ inline SpatialCoeffs spatialPairCoeffs(const SpatialCoeffs& a, const SpatialCoeffs& b) {
+  SpatialCoeffs d;
+  d.rgb = pairCoeffs(a.rgb, b.rgb);
+  d.xy.x = subRn(a.xy.x, b.xy.x);
+  d.xy.y = subRn(a.xy.y, b.xy.y);
+  return d;
+}
+
+__host__ __device__ inline float spatialPairMinOverBox(const SpatialCoeffs& d, const SpatialBox& box) {
+  float m = fmaRn(d.xy.y, box.fy, d.rgb.w);
+  m = fmaRn(d.xy.x, d.xy.x >= 0.f ? box.fxLo : box.fxHi, m);
+  m = fmaRn(d.rgb.x, d.rgb.x >= 0.f ? box.lo[0] : box.hi[0], m);
+  m = fmaRn(d.rgb.y, d.rgb.y >= 0.f ? box.lo[1] : box.hi[1], m);
+  return fmaRn(d.rgb.z, d.rgb.z >= 0.f ? box.lo[2] : box.hi[2], m);
+}
+
+// Whether a centre (r, g, b, x, y in pixels) lies where the margin's premise holds:
+// colours in [0, 255], positions in [0, max(width, height)] (false for NaN).
+__host__ __device__ inline bool spatialCentreInRange(const float (&c)[5], int width, int height) {
+  const float pmax = float(width > height ? width : height);
+  return c[0] >= 0.f && c[0] <= 255.f && c[1] >= 0.f && c[1] <= 255.f && c[2] >= 0.f && c[2] <= 255.f &&
+         c[3] >= 0.f && c[3] <= pmax && c[4] >= 0.f && c[4] <= pmax;
+}
+
 }  // namespace km
 }  // namespace vp

@@ -18,9 +18,7 @@ void setImageBytes(benchmark::State& state, int w, int h) {
   state.SetBytesProcessed(int64_t(state.iterations()) * int64_t(w) * h * 4 * 2);  // read + write
 }
 
-std::string label(int rows) {
-  return "rows=" + std::to_string(rows) + timingTag();
-}
+std::string label(int columns) { return "cols=" + std::to_string(columns) + timingTag(); }
 
 // One bilateralGpu call on `input` (w x h). Args: w, h, radius.
 void timeBilateralGpu(benchmark::State& state, HostImage (*input)(int, int, uint64_t)) {
@@ -33,7 +31,7 @@ void timeBilateralGpu(benchmark::State& state, HostImage (*input)(int, int, uint
   Stream stream;
   timeCudaLoop(state, stream, [&](cudaStream_t s) { bilateralGpu(in.view(), out.view(), p, ws, s); });
   setImageBytes(state, w, h);
-  state.SetLabel(label(selectBilateralRows(p.radius)));
+  state.SetLabel(label(selectBilateralColumns(p.radius)));
 }
 
 HostImage natural(int w, int h, uint64_t seed) { return makeNatural(w, h, seed); }
@@ -47,8 +45,8 @@ BENCHMARK(BM_BilateralGpu)
     ->Unit(benchmark::kMicrosecond);
 
 // The same on uniform random pixels: every tap's colour distance unrelated to its
-// neighbours', the worst case for a kernel whose per-tap work depends on the distance
-// (table lookups: docs/design/bilateral.md).
+// neighbours', the worst case for the weight tables' shared-memory gathers (bank
+// conflicts: docs/design/bilateral.md).
 void BM_BilateralGpuRandom(benchmark::State& state) { timeBilateralGpu(state, makeRandom); }
 BENCHMARK(BM_BilateralGpuRandom)
     ->ArgNames({"w", "h", "r"})
@@ -57,9 +55,9 @@ BENCHMARK(BM_BilateralGpuRandom)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
-// Every rows-per-thread variant (kBilateralRowChoices), where selectBilateralRows comes
-// from. Args: w, h, radius, rows per thread.
-void BM_BilateralGpuRows(benchmark::State& state) {
+// Every columns-per-thread variant (kBilateralColumnChoices), where selectBilateralColumns
+// comes from. Args: w, h, radius, columns per thread.
+void BM_BilateralGpuColumns(benchmark::State& state) {
   if (skipWithoutGpu(state)) return;
   const int w = int(state.range(0)), h = int(state.range(1));
   const BilateralParams p{int(state.range(2)), 3.f, 30.f, BorderMode::Replicate};
@@ -71,12 +69,12 @@ void BM_BilateralGpuRows(benchmark::State& state) {
   timeCudaLoop(state, stream,
                [&](cudaStream_t s) { detail::bilateralGpuTuned(in.view(), out.view(), p, tuning, ws, s); });
   setImageBytes(state, w, h);
-  state.SetLabel(label(tuning.rowsPerThread));
+  state.SetLabel(label(tuning.columnsPerThread));
 }
-BENCHMARK(BM_BilateralGpuRows)
-    ->ArgNames({"w", "h", "r", "rows"})
-    ->ArgsProduct({{1920}, {1080}, {1, 3, 5, 7, 8, 10, 15}, {1, 2, 4}})
-    ->ArgsProduct({{3840}, {2160}, {5}, {1, 2, 4}})
+BENCHMARK(BM_BilateralGpuColumns)
+    ->ArgNames({"w", "h", "r", "cols"})
+    ->ArgsProduct({{1920}, {1080}, {1, 3, 5, 7, 10, 15}, {4, 8}})
+    ->ArgsProduct({{3840}, {2160}, {5}, {4, 8}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

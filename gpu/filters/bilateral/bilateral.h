@@ -10,20 +10,24 @@
 // its weights, as the median's and the Gaussian's zero samples do). r = 1..15,
 // S = sigmaSpace 0.5..20, V = sigmaRange 1..255 (bilateral_params.h).
 //
-// What both backends compute, byte for byte (bilateral_math.h): each weight as
-// 2^x, x = (d2 * kr + a[dx]) + a[dy] in float, d2 the exact integer squared RGB distance,
-// kr = -log2(e) / 2V^2 and a[i] = -i^2 log2(e) / 2S^2 rounded to float once on the host;
-// 2^x by one range reduction and a degree-3 polynomial; four float sums (weight, R, G, B)
+// What both backends compute, byte for byte (bilateral_math.h): d2 = ||I(q) - I(p)||^2 as
+// an exact integer; the range factor exp(-d2 / 2V^2) as the product of two table entries,
+// high[d2 >> 5] = 2^(32 (d2 >> 5) kr) and low[d2 & 31] = 2^((d2 & 31) kr), each 2^x by one
+// range reduction and a degree-3 polynomial on float arguments, kr = -log2(e) / 2V^2; the
+// spatial factors a[i] = exp(-i^2 / 2S^2) (kr and a[] computed in double on the host and
+// rounded to float once) folded into the low table, one per (|dy|, |dx|): lowSpatial =
+// (a[|dy|] a[|dx|]) low; a tap's weight high * lowSpatial; four float sums (weight, R, G, B)
 // over the window in raster order (dy, then dx, increasing); one IEEE division per channel.
 // Every step is one IEEE float operation rounded to nearest (exact_float.h), so the GPU
 // equals the twin bit for bit. The output is within 1 level of the definition at every
-// pixel: the computed quotient is within 0.05 of the exact one (docs/design/bilateral.md).
+// pixel: the computed quotient is within 0.04 of the exact one (docs/design/bilateral.md).
 //
-// GPU (docs/design/bilateral.md): one kernel per radius and rows per thread; a 256-thread
-// block stages its border-extended input as floats (R, G, B, R^2 + G^2 + B^2) in shared
-// memory and computes 32 x (8 * rows) outputs, each thread `rows` outputs of one column,
-// so that a sample loaded once serves up to `rows` windows. About 18 float operations per
-// tap, no table lookups: O(r^2) per pixel.
+// GPU (docs/design/bilateral.md): one kernel per radius and columns per thread; a
+// 256-thread block stages its border-extended input as floats (R, G, B and the packed RGB
+// word) in shared memory, builds the two weight tables there (about 29 KB at r = 5) and
+// computes 8K x 32 outputs, each thread K = 8 (or 4) adjacent outputs of one row, so that a
+// sample loaded once serves up to K windows. Per tap: two integer instructions for d2, two
+// table indices, two shared loads, one multiplication and the four sums. O(r^2) per pixel.
 #pragma once
 
 #include "gpu/filters/bilateral/bilateral_params.h"
@@ -36,9 +40,8 @@
 namespace vp {
 
 // What bilateralGpu needs besides the images: the sizes it accepts and the kernels'
-// shared memory allowance, set once. No device memory (the weights travel as kernel
-// parameters, computed on the host per call). Immutable after construction, so slots may
-// share one.
+// shared memory allowance, set once. No device memory (each block builds its weight tables
+// from the kernel parameters). Immutable after construction, so slots may share one.
 class BilateralWorkspace {
  public:
   // Throws std::invalid_argument for sizes outside 1..kMaxBilateralDimension, or when the
@@ -61,18 +64,19 @@ void bilateralGpu(ConstRgbaView in, RgbaView out, const BilateralParams& params,
                   cudaStream_t stream);
 
 namespace detail {
-// The kernel variant the tests and benchmarks force: output rows per thread (one of
-// kBilateralRowChoices; 0: selectBilateralRows). Every variant gives the same bytes.
+// The kernel variant the tests and benchmarks force: output columns per thread (one of
+// kBilateralColumnChoices; 0: selectBilateralColumns). Every variant gives the same bytes.
 struct BilateralTuning {
-  int rowsPerThread = 0;
+  int columnsPerThread = 0;
 };
-// bilateralGpu with `tuning`. Same checks, plus std::invalid_argument for rows per
-// thread outside kBilateralRowChoices and 0.
+// bilateralGpu with `tuning`. Same checks, plus std::invalid_argument for columns per
+// thread outside kBilateralColumnChoices and 0.
 void bilateralGpuTuned(ConstRgbaView in, RgbaView out, const BilateralParams& params,
                        const BilateralTuning& tuning, BilateralWorkspace& ws, cudaStream_t stream);
 }  // namespace detail
 
-// Host scratch for bilateralCpu, sized once: the border-extended column and row indices.
+// Host scratch for bilateralCpu, sized once: the border-extended column and row indices
+// and the weight tables (rebuilt per call).
 class BilateralCpuScratch {
  public:
   // Throws std::invalid_argument for sizes outside 1..kMaxBilateralDimension.
@@ -83,14 +87,17 @@ class BilateralCpuScratch {
 
  private:
   friend struct BilateralCpuScratchAccess;
-  int maxWidth_ = 0;        // pixels
-  int maxHeight_ = 0;       // pixels
-  std::vector<int> cols_;   // maxWidth + 2 kMaxBilateralRadius: source column of x - r .. (-1: zero)
-  std::vector<int> rows_;   // maxHeight + 2 kMaxBilateralRadius: source row of y - r .. (-1: zero)
+  int maxWidth_ = 0;               // pixels
+  int maxHeight_ = 0;              // pixels
+  std::vector<int> cols_;          // maxWidth + 2 kMaxBilateralRadius: source column of x - r .. (-1: zero)
+  std::vector<int> rows_;          // maxHeight + 2 kMaxBilateralRadius: source row of y - r .. (-1: zero)
+  std::vector<float> high_;        // bilateral::kHighEntries
+  std::vector<float> lowSpatial_;  // bilateral::lowSpatialEntries(kMaxBilateralRadius)
 };
 
 // The CPU twin of bilateralGpu: the same bytes; multi-threaded with OpenMP (rows split
 // statically), deterministic. Same argument checks.
-void bilateralCpu(ConstRgbaView in, RgbaView out, const BilateralParams& params, BilateralCpuScratch& scratch);
+void bilateralCpu(ConstRgbaView in, RgbaView out, const BilateralParams& params,
+                  BilateralCpuScratch& scratch);
 
 }  // namespace vp

@@ -10,21 +10,22 @@ struct BilateralDecl {
   using Params = BilateralParams;
   using Workspace = BilateralWorkspace;
   using Scratch = BilateralCpuScratch;
-  static constexpr bool kWorkspacePerSlot = false;  // no device memory: the weights travel as kernel parameters
+  // No device memory: each block builds its weight tables from the kernel parameters.
+  static constexpr bool kWorkspacePerSlot = false;
   static constexpr ParamOption<BilateralParams> kOptions[] = {
       bindOption<&BilateralParams::radius>({"r", OptionType::Int, kMinBilateralRadius, kMaxBilateralRadius, 5,
                                             nullptr, "radius in pixels: the (2r+1)x(2r+1) window",
                                             kMinBilateralRadius, true}),
-      bindOption<&BilateralParams::sigmaSpace>({"sigma_s", OptionType::Float, kMinBilateralSigmaSpace,
-                                                kMaxBilateralSigmaSpace, 3, nullptr,
-                                                "spatial sigma in pixels: how fast a neighbour's weight falls "
-                                                "with its distance",
-                                                kMinBilateralSigmaSpace, true}),
-      bindOption<&BilateralParams::sigmaRange>({"sigma_r", OptionType::Float, kMinBilateralSigmaRange,
-                                                kMaxBilateralSigmaRange, 30, nullptr,
-                                                "range sigma in levels (RGB distance): colour steps well below it "
-                                                "are smoothed, edges well above it kept",
-                                                kMinBilateralSigmaRange, true}),
+      bindOption<&BilateralParams::sigmaSpace>(
+          {"sigma_s", OptionType::Float, kMinBilateralSigmaSpace, kMaxBilateralSigmaSpace, 3, nullptr,
+           "spatial sigma in pixels: how fast a neighbour's weight falls "
+           "with its distance",
+           kMinBilateralSigmaSpace, true}),
+      bindOption<&BilateralParams::sigmaRange>(
+          {"sigma_r", OptionType::Float, kMinBilateralSigmaRange, kMaxBilateralSigmaRange, 30, nullptr,
+           "range sigma in levels (RGB distance): colour steps well below it "
+           "are smoothed, edges well above it kept",
+           kMinBilateralSigmaRange, true}),
       bindOption<&BilateralParams::border>(kBorderOption),
   };
   static void gpu(ConstRgbaView in, RgbaView out, const Params& p, Workspace& ws, cudaStream_t stream) {

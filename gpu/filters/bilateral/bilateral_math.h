@@ -1,6 +1,7 @@
 // The bilateral filter's arithmetic, shared by its kernel and its CPU twin (bilateral.h):
-// the weight tables (host, once per call), one tap's weight, the sums and the output
-// pixel, and the argument checks. Every float step is one IEEE operation rounded to
+// the parameters (host, once per call), the weight tables built from them (the kernel per
+// block, the twin per call, the same float operations), one tap's weight, the sums and the
+// output pixel, and the argument checks. Every float step is one IEEE operation rounded to
 // nearest (exact_float.h), in the order written here, on both sides.
 #pragma once
 
@@ -17,13 +18,13 @@
 
 namespace vp::bilateral {
 
-// The weights in log2 units, computed in double and rounded to float once (host):
-//   rangeScale = -log2(e) / (2 V^2)                  (times the squared RGB distance)
-//   spatial[i] = -(i - r)^2 log2(e) / (2 S^2), i = 0..2r (offset i - r on either axis).
-// A kernel parameter of 132 bytes: 32 floats and an int.
+// Computed in double on the host and rounded to float once:
+//   rangeScale = -log2(e) / (2 V^2)            (log2 of the range factor per unit of d2)
+//   spatial[i] = exp(-i^2 / (2 S^2)), i = 0..r (the spatial factor of offset +-i on one axis)
+// A kernel parameter of 72 bytes.
 struct Tables {
   float rangeScale = 0;
-  float spatial[2 * kMaxBilateralRadius + 1] = {};
+  float spatial[kMaxBilateralRadius + 1] = {};
   int radius = 0;
 };
 
@@ -33,10 +34,8 @@ inline Tables makeTables(const BilateralParams& p) {
   t.radius = p.radius;
   const double s = p.sigmaSpace, v = p.sigmaRange;
   t.rangeScale = static_cast<float>(-kLog2e / (2.0 * v * v));
-  for (int i = 0; i <= 2 * p.radius; ++i) {
-    const double d = i - p.radius;
-    t.spatial[i] = static_cast<float>(-d * d * kLog2e / (2.0 * s * s));
-  }
+  for (int i = 0; i <= p.radius; ++i)
+    t.spatial[i] = static_cast<float>(std::exp(-double(i * i) / (2.0 * s * s)));
   return t;
 }
 
@@ -52,20 +51,80 @@ constexpr float kExp2C1 = 0x1.62f31ap-1f;
 constexpr float kExp2C2 = 0x1.f0de1ap-3f;
 constexpr float kExp2C3 = 0x1.c3f76p-5f;
 
-// The weight of one tap: 2^x, x = (d2 * rangeScale + ax) + ay, x <= 0. d2 is the exact
-// squared RGB distance (an integer <= 195075, exact in float); ax, ay the spatial terms
-// of the tap's offsets. Range reduction: n = round(x) (ties to even), f = x - n exact in
-// [-1/2, 1/2]; 2^x = p(f) * 2^n, the 2^n applied by adding n to p's exponent field: bits(t)
-// = 0x4B400000 + n, so bits(t) * 2^23 = n << 23 modulo 2^32. The result is a normal float
-// in [2^-125 (1 - 7.5e-5), 1 + 7.5e-5].
-__host__ __device__ inline float tapWeight(float d2, float ax, float ay, float rangeScale) {
-  float x = addRn(fmaRn(d2, rangeScale, ax), ay);
+// 2^x for x <= 0 (clamped at kMinExponent). Range reduction: n = round(x) (ties to even),
+// f = x - n exact in [-1/2, 1/2]; 2^x = p(f) * 2^n, the 2^n applied by adding n to p's
+// exponent field: bits(t) = 0x4B400000 + n, so bits(t) * 2^23 = n << 23 modulo 2^32. The
+// result is a normal float in [2^-125 (1 - 7.5e-5), 1 + 7.5e-5]. Used for table entries only.
+__host__ __device__ inline float pow2(float x) {
   x = x > kMinExponent ? x : kMinExponent;
   const float t = addRn(x, kRoundMagic);
   const float f = subRn(x, subRn(t, kRoundMagic));
   const float p = fmaRn(fmaRn(fmaRn(kExp2C3, f, kExp2C2), f, kExp2C1), f, kExp2C0);
   return floatOf(bitsOf(t) * (uint32_t(1) << 23) + bitsOf(p));
 }
+
+// The range factor exp(-d2 / 2V^2) of an exact integer d2 = 32 k + m (m < 32) is the
+// product of two table entries, high[k] = 2^(32 k rangeScale) and low[m] = 2^(m rangeScale).
+// The spatial factor is folded into the low table, one per |dy|, |dx| pair:
+//   lowSpatial[(|dy| (r + 1) + |dx|) 32 + m] = (spatial[|dy|] spatial[|dx|]) low[m],
+// so a tap's weight is one product of two entries (highIndex, lowIndex below).
+constexpr int kLowBits = 5;  // highIndex's shift (written out there for the device)
+constexpr uint32_t kLowEntries = 1u << kLowBits;
+constexpr int kMaxSquaredDistance = 3 * 255 * 255;                   // 195075
+constexpr int kHighEntries = (kMaxSquaredDistance >> kLowBits) + 1;  // 6097
+__host__ __device__ constexpr int lowSpatialEntries(int r) { return (r + 1) * (r + 1) * int(kLowEntries); }
+// The first lowSpatial entry of offsets (dx, dy), ax = |dx|, ay = |dy|.
+__host__ __device__ constexpr int lowSpatialBase(int r, int ay, int ax) {
+  return (ay * (r + 1) + ax) * int(kLowEntries);
+}
+
+__host__ __device__ inline float highEntry(int k, float rangeScale) {
+  return pow2(mulRn(float(k * int(kLowEntries)), rangeScale));  // k * 32 <= 195072: exact
+}
+// Entry e of lowSpatial (e < lowSpatialEntries(r), r = tab.radius: the kernel passes its
+// compile-time radius).
+__host__ __device__ inline float lowSpatialEntry(int e, int r, const Tables& tab) {
+  const int pair = e >> kLowBits, ay = pair / (r + 1), ax = pair - ay * (r + 1);
+  const float low = pow2(mulRn(float(e & int(kLowEntries - 1)), tab.rangeScale));
+  return mulRn(mulRn(tab.spatial[ay], tab.spatial[ax]), low);
+}
+
+// The word R | G << 8 | B << 16 of a pixel (alpha zero).
+__host__ __device__ inline uint32_t packedRgb(uchar4 v) {
+  return uint32_t(v.x) | uint32_t(v.y) << 8 | uint32_t(v.z) << 16;
+}
+
+// ||q - p||^2 of two words R | G << 8 | B << 16 with the alpha byte zero: an exact integer
+// <= 195075. The kernel's two integer instructions (per-byte |q - p|, then its dot product
+// with itself); the same integer on the host.
+__host__ __device__ inline uint32_t squaredDistance(uint32_t q, uint32_t p) {
+#ifdef __CUDA_ARCH__
+  const uint32_t d = __vabsdiffu4(q, p);
+  return __dp4a(d, d, 0u);
+#else
+  uint32_t d2 = 0;
+  for (int c = 0; c < 32; c += 8) {
+    const int d = int((q >> c) & 0xFFu) - int((p >> c) & 0xFFu);
+    d2 += uint32_t(d * d);
+  }
+  return d2;
+#endif
+}
+
+// A tap's weight is mulRn(high[highIndex(d2)], lowSpatial[lowSpatialBase(r, |dy|, |dx|) +
+// lowIndex(d2)]), on both sides.
+__host__ __device__ inline uint32_t highIndex(uint32_t d2) {
+#ifdef __CUDA_ARCH__
+  // Opaque to NVVM, which otherwise turns the load's (d2 >> 5) * 4 into (d2 >> 3) & ~3 and
+  // so hides the scaled-index shared load ([R.X4 + imm]) from ptxas.
+  uint32_t k;
+  asm("shr.u32 %0, %1, 5;" : "=r"(k) : "r"(d2));
+  return k;
+#else
+  return d2 >> kLowBits;
+#endif
+}
+__host__ __device__ inline uint32_t lowIndex(uint32_t d2) { return d2 & (kLowEntries - 1); }
 
 // A window's running sums: the weights and the weighted R, G, B.
 struct Sums {
@@ -79,7 +138,7 @@ __host__ __device__ inline void addTap(Sums& s, float w, float r, float g, float
   s.b = fmaRn(w, b, s.b);
 }
 
-// sum / w rounded half up to a level (the quotient is <= 255.03: clamped).
+// sum / w rounded half up to a level (the quotient is <= 255.05: clamped).
 __host__ __device__ inline uint32_t levelOf(float sum, float w) {
   const uint32_t v = static_cast<uint32_t>(addRn(divRn(sum, w), 0.5f));
   return v < 255u ? v : 255u;

@@ -376,28 +376,31 @@ __device__ __forceinline__ int nearestCandidate(uchar4 p, float py, const Candid
 }
 
 // Ended runs: r, g, b, y sums and count of a thread's run of equal labels down column x.
-// All 32 lanes call; key = the run's centre, kNone for lanes that add nothing. The warp adds
-// them per centre, and one lane per centre adds the totals to the item's slot (32-bit, exact
-// per item: the static_assert on kMaxItemRows) or, where the window does not fit, straight
-// to the 64-bit centre sums. A lane that adds nothing is its own group (matched on bit 31
-// and its lane: above every centre index), so the reduction runs only as many rounds
-// as the largest group of lanes that end runs of one centre needs, not the ~5 a group of
-// the idle lanes would take (most lanes are idle in most flushes).
+// All 32 lanes call; key = the run's centre, kNone for lanes that add nothing. Where the
+// item's window fits the shared slots, each ending lane adds its run to its slot with six
+// shared atomics (32-bit, exact per item: the static_assert on kMaxItemRows): six warp
+// instructions whatever the lanes, the hardware serialising lanes that share a slot, where
+// a peer reduction took ~20 instructions a round. Otherwise the warp adds the runs per
+// centre first and one lane per centre adds the totals to the 64-bit centre sums. There a
+// lane that adds nothing is its own group (matched on bit 31 and its lane: above every
+// centre index), so the reduction runs only as many rounds as the largest group of lanes
+// that end runs of one centre needs.
 __device__ void flushRuns(const IterateArgs& a, const Item& it, uint32_t key, int slot,
                           const uint32_t (&run)[5], int x, uint32_t (*slots)[kSlots]) {
   const int lane = int(threadIdx.x) & 31;
+  uint32_t v[6] = {run[0], run[1], run[2], run[4] * uint32_t(x), run[3], run[4]};  // SlicSums order
+  if (it.windowed) {  // block-uniform
+    if (key != kNone)
+#pragma unroll
+      for (int f = 0; f < 6; ++f) atomicAdd(&slots[f][slot], v[f]);
+    return;
+  }
   static_assert(int64_t(kMaxSuperpixels) + 2 * kMaxSlicDimension < 0x80000000ll,
                 "idle lanes' keys above every centre index");
   const uint32_t peers = __match_any_sync(kFullWarp, key != kNone ? key : 0x80000000u | uint32_t(lane));
-  uint32_t v[6] = {run[0], run[1], run[2], run[4] * uint32_t(x), run[3], run[4]};  // SlicSums order
   reducePeers(peers, lane, v);
   if (key == kNone || lane != __ffs(peers) - 1) return;
-  if (it.windowed) {
-#pragma unroll
-    for (int f = 0; f < 6; ++f) atomicAdd(&slots[f][slot], v[f]);
-  } else {
-    addSums(a.sums[key], v);
-  }
+  addSums(a.sums[key], v);
 }
 
 // After an item: its slots into the centre sums (one slot a thread), and cleared.

@@ -50,11 +50,6 @@ constexpr int kCoopThreads = 512;
 constexpr int kCoopWarps = kCoopThreads / 32;
 constexpr int kCoopMinBlocks = 2;  // <= 64 registers: 32 warps per SM
 constexpr int kStepQuads = 32;     // a warp step: one quad per lane, 128 pixels of a row
-// Counted sums: a block adds each field of cluster c as (its count of c) << 40 | field, so
-// every word says how many pixels it holds; valid while a pass's field sums stay below 2^40
-// and the pixels below 2^24 (kmeansSpatialGpu checks).
-constexpr int kCountShift = 40;
-constexpr ull kSumMask = (ull(1) << kCountShift) - 1;
 
 // Device scratch of the cooperative path: zero-filled when a launch starts (the caller fills
 // a new one), and every launch leaves it zeroed.
@@ -79,9 +74,8 @@ struct CoopArgs {
   uint32_t stepsPerRow;  // warp steps of a row: ceil(width / 128)
   uint32_t steps;        // of the frame
   bool uniformInit;
-  bool counted;  // sums carry their counts (kCountShift): no grid barrier in the iterations
-  bool vecIn;    // 16-byte quad loads allowed (pointer and pitch aligned)
-  bool vecOut;   // 16-byte quad stores allowed
+  bool vecIn;   // 16-byte quad loads allowed (pointer and pitch aligned)
+  bool vecOut;  // 16-byte quad stores allowed
 };
 
 // The warp's contiguous range of steps, the same in every pass: first step at (row y0,
@@ -391,37 +385,16 @@ __global__ void __launch_bounds__(kCoopThreads, kCoopMinBlocks) coopKernel(CoopA
     coopPass<KB, false>(a, ws, next, rgb, xy, pairs, colour, warpSums[warp], cost);
     __syncthreads();
     for (int i = tid; i < k * kFields; i += kCoopThreads) {
-      ull v = 0, n = 0;  // the field and its cluster's count
-      for (int w = 0; w < kCoopWarps; ++w) v += warpSums[w][i], n += warpSums[w][i - i % kFields + 5];
-      if (n == 0) continue;
-      if (a.counted && blockIdx.x == 0) __threadfence();  // release: block 0's zeroing of this buffer (below)
-      atomicAdd(sums + i, a.counted ? n << kCountShift | v : v);
+      ull v = 0;
+      for (int w = 0; w < kCoopWarps; ++w) v += warpSums[w][i];
+      if (v != 0) atomicAdd(sums + i, v);
     }
-    if (!a.counted) grid.sync();  // every block's sums are in buffer it % 3 (the barrier fences them)
-    if (warp == 0) {              // the same integers and float steps in every block: the same centres
+    grid.sync();      // every block's sums are in buffer it % 3 (the barrier fences them)
+    if (warp == 0) {  // the same integers and float steps in every block: the same centres
       float d2 = 0.f;
-      ull v[kFields] = {};
-      if (a.counted) {
-        // Every block's sums are in once each field's counts add up to the frame: each word
-        // is one atomic's result, so it holds whole contributions only.
-        const volatile ull* const vs = sums + lane * kFields;
-        for (bool in = false; !in;) {
-          in = true;
-          for (int f = 0; f < kFields; ++f) {
-            v[f] = lane < k ? vs[f] : 0ull;
-            in &= __reduce_add_sync(~0u, uint32_t(v[f] >> kCountShift)) == uint32_t(a.in.pixels());
-          }
-        }
-        __threadfence();  // acquire: block 0's zeros of buffer (it + 1) % 3 came before its adds here
-        for (int f = 0; f < kFields; ++f) v[f] &= kSumMask;
-        if (blockIdx.x == 0) {  // as below: every block read buffer (it + 2) % 3 before adding here
-          ull* const old = &scratch->sums[(it + 2) % 3][0][0];
-          for (int i = lane; i < k * kFields; i += 32) old[i] = 0;
-        }
-      } else if (lane < k) {
-        for (int f = 0; f < kFields; ++f) v[f] = __ldcg(sums + lane * kFields + f);  // L2: other SMs' atomics
-      }
       if (lane < k) {
+        ull v[kFields];
+        for (int f = 0; f < kFields; ++f) v[f] = __ldcg(sums + lane * kFields + f);  // L2: other SMs' atomics
         if (v[5] != 0) {
           float oldC[5], newC[5];
           for (int d = 0; d < 5; ++d) oldC[d] = centre[lane][d], newC[d] = km::meanChannel(v[d], v[5]);
@@ -437,7 +410,7 @@ __global__ void __launch_bounds__(kCoopThreads, kCoopMinBlocks) coopKernel(CoopA
       for (int off = 16; off > 0; off >>= 1)
         d2 = fmaxf(d2, __shfl_xor_sync(~0u, d2, off));  // exact, any order
       if (lane == 0) shiftShared = d2;
-    } else if (blockIdx.x == 0 && !a.counted) {
+    } else if (blockIdx.x == 0) {
       // Buffer (it + 2) % 3 = (it - 1) % 3: every block read it before arriving at the barrier
       // just passed; iteration it + 2 adds to it after the next one, which publishes the zeros.
       ull* const old = &scratch->sums[(it + 2) % 3][0][0];
@@ -543,8 +516,6 @@ void kmeansSpatialGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansSta
   a.stepsPerRow = uint32_t((in.width + 4 * kStepQuads - 1) / (4 * kStepQuads));
   a.steps = a.stepsPerRow * uint32_t(in.height);
   a.uniformInit = params.init == KmeansInit::Uniform;
-  const uint64_t pixels = in.pixels(), extent = uint64_t(std::max({in.width, in.height, 255}));
-  a.counted = pixels < (uint64_t(1) << 24) && pixels * extent < (uint64_t(1) << kCountShift);
   a.vecIn = reinterpret_cast<uintptr_t>(in.data) % 16 == 0 && in.pitch % 16 == 0;
   a.vecOut = reinterpret_cast<uintptr_t>(out.data) % 16 == 0 && out.pitch % 16 == 0;
   if (params.init == KmeansInit::KmeansPlusPlus)

@@ -20,8 +20,8 @@ namespace bilateral {
 namespace {
 
 template <int R, int K>
-__device__ __forceinline__ void bilateralBlock(ConstRgbaView in, RgbaView out, BorderMode border,
-                                               const Tables& tab) {
+__global__ void __launch_bounds__(kThreads)
+    bilateralKernel(ConstRgbaView in, RgbaView out, BorderMode border, const __grid_constant__ Tables tab) {
   extern __shared__ float4 bilateralSmem[];
   const BilateralBlock<R, K> b(bilateralSmem, int(blockIdx.x), int(blockIdx.y));
   bilateralStage(b, in, border, tab, int(threadIdx.x));
@@ -29,52 +29,22 @@ __device__ __forceinline__ void bilateralBlock(ConstRgbaView in, RgbaView out, B
   bilateralOutputs(b, in, out, int(threadIdx.x));
 }
 
-// ptxas's register choice follows the launch bound, and with it the row loop's code: at
-// K = 8, r <= 14 a 256-thread bound gives 64 registers and the tap code measured at e09c2f6,
-// a 416-thread bound 65 and 9 more instructions a row at r = 5. So those kernels are capped
-// at 64 registers instead (the same row loop, instruction for instruction; 2 blocks of 416
-// or 1 of 512 threads fit). K = 4 (256 threads) keeps its bound; r = 15, K = 8 (384
-// threads) takes 80 registers under its bound, 16 instructions more in a 248-tap row than
-// the 166 registers of 256 threads.
-template <int R, int K>
-__global__ void __launch_bounds__(BilateralLayout<R, K>::kThreads)
-    bilateralKernel(ConstRgbaView in, RgbaView out, BorderMode border, const __grid_constant__ Tables tab) {
-  bilateralBlock<R, K>(in, out, border, tab);
-}
-template <int R, int K>
-__global__ void __maxnreg__(64)
-    bilateralKernel64(ConstRgbaView in, RgbaView out, BorderMode border, const __grid_constant__ Tables tab) {
-  bilateralBlock<R, K>(in, out, border, tab);
-}
-
 using Kernel = void (*)(ConstRgbaView, RgbaView, BorderMode, const Tables);
 constexpr int kRadii = kMaxBilateralRadius - kMinBilateralRadius + 1;
 constexpr int kColumnVariants = int(sizeof(kBilateralColumnChoices) / sizeof(kBilateralColumnChoices[0]));
 
-// One kernel instance: its shared memory and block shape.
-struct KernelInfo {
-  Kernel kernel;
-  size_t bytes;    // dynamic shared memory a block
-  int threadRows;  // the block is kThreadCols x threadRows threads, the tile K kThreadCols x threadRows
-};
-
-template <int R, int K>
-constexpr KernelInfo infoOf() {
-  using Layout = BilateralLayout<R, K>;
-  if constexpr (K == 8 && R < 15)
-    return {bilateralKernel64<R, K>, Layout::kBytes, Layout::kThreadRows};
-  else
-    return {bilateralKernel<R, K>, Layout::kBytes, Layout::kThreadRows};
-}
-
-// The kernel of radius r and columns-per-thread index v (kBilateralColumnChoices[v]).
+// The kernel of radius r and columns-per-thread index v (kBilateralColumnChoices[v]), and
+// its shared memory (bytes).
 template <int... I>
-KernelInfo kernelFor(int r, int v, std::integer_sequence<int, I...>) {
-  constexpr KernelInfo kTable[] = {
-      infoOf<I / kColumnVariants + kMinBilateralRadius, kBilateralColumnChoices[I % kColumnVariants]>()...};
+std::pair<Kernel, size_t> kernelFor(int r, int v, std::integer_sequence<int, I...>) {
+  constexpr std::pair<Kernel, size_t> kTable[] = {
+      {bilateralKernel<I / kColumnVariants + kMinBilateralRadius,
+                       kBilateralColumnChoices[I % kColumnVariants]>,
+       BilateralLayout<I / kColumnVariants + kMinBilateralRadius,
+                       kBilateralColumnChoices[I % kColumnVariants]>::kBytes}...};
   return kTable[(r - kMinBilateralRadius) * kColumnVariants + v];
 }
-KernelInfo kernelFor(int r, int v) {
+std::pair<Kernel, size_t> kernelFor(int r, int v) {
   return kernelFor(r, v, std::make_integer_sequence<int, kRadii * kColumnVariants>{});
 }
 
@@ -84,31 +54,25 @@ int columnVariant(int columns) {
   return -1;
 }
 
-// Allows every kernel its shared memory (above the default 48 KB where needed) and asks
-// for the largest shared-memory carveout: the occupancy bilateralThreadRows counts on
-// (3 blocks of up to 72 KB at r <= 4, 2 of 106 KB at r = 5) needs nearly all 228 KB of an H100 SM.
+// Allows every kernel its shared memory (above the default 48 KB where needed).
 void prepareKernels(size_t sharedOptin) {
   for (int r = kMinBilateralRadius; r <= kMaxBilateralRadius; ++r)
     for (int v = 0; v < kColumnVariants; ++v) {
-      const auto [kernel, bytes, threadRows] = kernelFor(r, v);
+      const auto [kernel, bytes] = kernelFor(r, v);
       if (bytes > sharedOptin)
         throw std::invalid_argument("BilateralWorkspace: the device allows " + std::to_string(sharedOptin) +
                                     " bytes of shared memory per block, radius " + std::to_string(r) +
                                     " needs " + std::to_string(bytes));
       VP_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-      VP_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                         cudaFuncAttributePreferredSharedMemoryCarveout,
-                                         int(cudaSharedmemCarveoutMaxShared)));
     }
 }
 
 void launch(ConstRgbaView in, RgbaView out, const BilateralParams& p, int columns, cudaStream_t stream) {
-  const auto [kernel, bytes, threadRows] = kernelFor(p.radius, columnVariant(columns));
   const int tileCols = kThreadCols * columns;
-  const dim3 grid((in.width + tileCols - 1) / tileCols, (in.height + threadRows - 1) / threadRows);
-  launchKernel(kernel, grid, dim3(kThreadCols * threadRows), bytes, stream, false, in, out, p.border,
-               makeTables(p));
+  const dim3 grid((in.width + tileCols - 1) / tileCols, (in.height + kThreadRows - 1) / kThreadRows);
+  const auto [kernel, bytes] = kernelFor(p.radius, columnVariant(columns));
+  launchKernel(kernel, grid, dim3(kThreads), bytes, stream, false, in, out, p.border, makeTables(p));
 }
 
 }  // namespace

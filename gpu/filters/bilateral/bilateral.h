@@ -22,13 +22,12 @@
 // equals the twin bit for bit. The output is within 1 level of the definition at every
 // pixel: the computed quotient is within 0.04 of the exact one (docs/design/bilateral.md).
 //
-// GPU (docs/design/bilateral.md): one kernel per radius and columns per thread; a block of
-// 8 x T threads (T = 32..64 by radius: bilateralThreadRows) stages its border-extended input
-// as floats (R, G, B and the packed RGB word) in shared memory, builds the two weight tables
-// there (about 29 KB at r = 5) and computes 8K x T outputs, each thread K = 8 (or 4)
-// adjacent outputs of one row, so that a sample loaded once serves up to K windows. Per tap:
-// two integer instructions for d2, two table indices, two shared loads, one multiplication
-// and the four sums. O(r^2) per pixel.
+// GPU (docs/design/bilateral.md): one kernel per radius and columns per thread; a
+// 256-thread block stages its border-extended input as floats (R, G, B and the packed RGB
+// word) in shared memory, builds the two weight tables there (about 29 KB at r = 5) and
+// computes 8K x 32 outputs, each thread K = 8 (or 4) adjacent outputs of one row, so that a
+// sample loaded once serves up to K windows. Per tap: two integer instructions for d2, two
+// table indices, two shared loads, one multiplication and the four sums. O(r^2) per pixel.
 #pragma once
 
 #include "gpu/filters/bilateral/bilateral_params.h"

@@ -4,20 +4,18 @@
 // bounds-checked (common/tile_access.h). Contract: bilateral.h; design:
 // docs/design/bilateral.md.
 //
-// A block of 8 x T threads (T = bilateralThreadRows(r, K), a multiple of 4: a warp is
-// 8 x 4 threads) owns an 8K x T output tile, K = output columns per thread. Phase 1 stages
-// the border-extended input around the tile, (8K + 2r) x (T + 2r) samples, each as four
-// floats (R, G, B, and the RGB word with alpha zero as the fourth float's bits), and builds
-// the weight tables (bilateral_math.h: high, and lowSpatial with the spatial factors folded
-// in) from the kernel parameters. A staged row is K planes: column c at plane c % K,
-// position c / K, so that the 8 threads of a block row, which read columns K tx + c, read 8
-// consecutive 16-byte words (one shared-memory wavefront a quarter warp). Phase 2: thread
-// (tx, ty) computes the K outputs (x0 + K tx + k, y0 + ty). For each window row j (rolled)
-// it loads the 2r + K samples of its tile row once each and adds each to every output k
-// whose window holds it (column offset c - k in 0..2r): the row is unrolled, so every row
-// has the same shape and each tap's low-table offset is a constant. Each output sees its
-// taps in raster order, as the CPU twin adds them. T changes only the staging loop and the
-// tile's height, not the per-tap code.
+// A 256-thread block (8 x 32) owns an 8K x 32 output tile, K = output columns per thread.
+// Phase 1 stages the border-extended input around the tile, (8K + 2r) x (32 + 2r) samples,
+// each as four floats (R, G, B, and the RGB word with alpha zero as the fourth float's
+// bits), and builds the weight tables (bilateral_math.h: high, and lowSpatial with the
+// spatial factors folded in) from the kernel parameters. A staged row is K planes:
+// column c at plane c % K, position c / K, so that the 8 threads of a block row, which
+// read columns K tx + c, read 8 consecutive 16-byte words (one shared-memory wavefront a
+// quarter warp). Phase 2: thread (tx, ty) computes the K outputs (x0 + K tx + k, y0 + ty).
+// For each window row j (rolled) it loads the 2r + K samples of its tile row once each and
+// adds each to every output k whose window holds it (column offset c - k in 0..2r): the
+// row is unrolled, so every row has the same shape and each tap's low-table offset is a
+// constant. Each output sees its taps in raster order, as the CPU twin adds them.
 #pragma once
 
 #include "gpu/filters/bilateral/bilateral_math.h"
@@ -41,28 +39,13 @@ namespace vp::bilateral {
 
 using tiles::Tile;
 
-constexpr int kThreadCols = 8;  // threads per block row (a warp: 8 x 4 threads)
-
-// Thread rows per block at radius r, K columns per thread: the most resident warps an SM
-// (H100: 228 KB of shared memory an SM, 1 KB of it reserved per block; registers: 64 at
-// K = 8, r <= 14, the cap in bilateral.cu, 80 at r = 15), then the taller tile (the high
-// table's 24.4 KB and the halo spread over more outputs) with few idle rows at 1080 and
-// 2160 lines. Blocks / warps an SM at K = 8: r <= 4: 3 / 24 (32 rows); r = 5, 6: 2 / 26 (52);
-// r = 7: 2 / 24 (48); r = 8: 2 / 22 (44); r = 9: 2 / 18 (36); r = 10: 2 / 16 (32);
-// r = 11..14: 1 / 16 (64); r = 15: 1 / 12 (48). K = 4: 32 rows, 1 to 5 blocks. (32 rows at
-// r = 5 allow 2 blocks, 16 warps: 82,756 bytes a block, and 3 blocks need <= 76,800.)
-__host__ __device__ constexpr int bilateralThreadRows(int r, int k) {
-  if (k != 8) return 32;
-  constexpr int kRows[] = {0, 32, 32, 32, 32, 52, 52, 48, 44, 36, 32, 64, 64, 64, 64, 48};
-  return kRows[r];
-}
+constexpr int kThreadCols = 8;   // threads per block row
+constexpr int kThreadRows = 32;  // thread rows per block (a warp: 8 x 4 threads)
+constexpr int kThreads = kThreadCols * kThreadRows;
 
 // The layout of one block's shared memory at radius R, K columns per thread.
 template <int R, int K>
 struct BilateralLayout {
-  static constexpr int kThreadRows = bilateralThreadRows(R, K);  // thread rows per block
-  static constexpr int kThreads = kThreadCols * kThreadRows;
-  static_assert(kThreadRows % 4 == 0, "a warp is 8 x 4 threads");
   static constexpr int kTileCols = kThreadCols * K;             // output columns per block
   static constexpr int kStageCols = kTileCols + 2 * R;          // staged columns
   static constexpr int kStageRows = kThreadRows + 2 * R;        // staged rows
@@ -70,7 +53,7 @@ struct BilateralLayout {
   static constexpr int kRowSlots = K * kPlaneWidth;             // float4 slots per staged row
   static constexpr int kSampleSlots = kStageRows * kRowSlots;
   static constexpr int kLowSpatialEntries = lowSpatialEntries(R);
-  // Samples, then high, then lowSpatial: 108,356 bytes at r = 5, K = 8 (52 rows).
+  // Samples, then high, then lowSpatial: 82,756 bytes at r = 5, K = 8.
   static constexpr size_t kBytes =
       size_t(kSampleSlots) * sizeof(float4) + size_t(kHighEntries + kLowSpatialEntries) * sizeof(float);
 };
@@ -83,7 +66,7 @@ struct BilateralBlock {
   Tile<float> lowSpatial;  // 1 x lowSpatialEntries(R)
   int x0, y0;              // the output tile's first pixel
   __host__ __device__ BilateralBlock(float4* smem, int bx, int by)
-      : x0(bx * Layout::kTileCols), y0(by * Layout::kThreadRows) {
+      : x0(bx * Layout::kTileCols), y0(by * kThreadRows) {
     float* tables = reinterpret_cast<float*>(smem + Layout::kSampleSlots);
     samples = {smem, Layout::kStageRows, Layout::kRowSlots, Layout::kRowSlots};
     high = {tables, 1, kHighEntries, kHighEntries};
@@ -109,7 +92,7 @@ template <int R, int K>
 __host__ __device__ inline void bilateralStage(const BilateralBlock<R, K>& b, ConstRgbaView in,
                                                BorderMode border, const Tables& tab, int t) {
   using Layout = BilateralLayout<R, K>;
-  for (int s = t; s < Layout::kSampleSlots; s += Layout::kThreads) {
+  for (int s = t; s < Layout::kSampleSlots; s += kThreads) {
     const int row = s / Layout::kRowSlots, slot = s - row * Layout::kRowSlots;
     const int col = (slot % Layout::kPlaneWidth) * K + slot / Layout::kPlaneWidth;
     if (col >= Layout::kStageCols) continue;  // a plane's padding: never read
@@ -117,8 +100,8 @@ __host__ __device__ inline void bilateralStage(const BilateralBlock<R, K>& b, Co
               sy = extendIndex(b.y0 - R + row, in.height, border);
     b.samples.at(row, slot) = sampleOf((sx >= 0 && sy >= 0) ? tiles::loadPixel(in, sx, sy) : 0u);
   }
-  for (int e = t; e < kHighEntries; e += Layout::kThreads) b.high.at(0, e) = highEntry(e, tab.rangeScale);
-  for (int e = t; e < Layout::kLowSpatialEntries; e += Layout::kThreads)
+  for (int e = t; e < kHighEntries; e += kThreads) b.high.at(0, e) = highEntry(e, tab.rangeScale);
+  for (int e = t; e < Layout::kLowSpatialEntries; e += kThreads)
     b.lowSpatial.at(0, e) = lowSpatialEntry(e, R, tab);
 }
 

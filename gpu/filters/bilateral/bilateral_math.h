@@ -115,8 +115,9 @@ __host__ __device__ inline uint32_t squaredDistance(uint32_t q, uint32_t p) {
 // lowIndex(d2)]), on both sides.
 __host__ __device__ inline uint32_t highIndex(uint32_t d2) {
 #ifdef __CUDA_ARCH__
-  // Opaque to NVVM, which otherwise turns the load's (d2 >> 5) * 4 into (d2 >> 3) & ~3 and
-  // so hides the scaled-index shared load ([R.X4 + imm]) from ptxas.
+  // Opaque to NVVM, which otherwise turns the load's (d2 >> 5) * 4 into (d2 >> 3) & ~3. It
+  // was meant to let ptxas use a scaled-index shared load; it does not (the profile shows a
+  // LEA per gather, bilateral.md), and either form costs two instructions.
   uint32_t k;
   asm("shr.u32 %0, %1, 5;" : "=r"(k) : "r"(d2));
   return k;

@@ -20,7 +20,7 @@ namespace bilateral {
 namespace {
 
 template <int R, int K>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, 2)
     bilateralKernel(ConstRgbaView in, RgbaView out, BorderMode border, const __grid_constant__ Tables tab) {
   extern __shared__ float4 bilateralSmem[];
   const BilateralBlock<R, K> b(bilateralSmem, int(blockIdx.x), int(blockIdx.y));

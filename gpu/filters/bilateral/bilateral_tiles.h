@@ -88,32 +88,67 @@ __host__ __device__ inline float4 sampleOf(uint32_t word) {
 
 // Phase 1: every sample of the block's tile (a zero-border sample is (0, 0, 0, 0)), in
 // slot order (consecutive threads write consecutive words), and the two weight tables.
+// A thread's pixels are all loaded before any is stored, so their global-memory
+// latencies overlap instead of adding up (one load in flight at a time stalled the block
+// for ~12% of its time, bilateral.md).
 template <int R, int K>
 __host__ __device__ inline void bilateralStage(const BilateralBlock<R, K>& b, ConstRgbaView in,
                                                BorderMode border, const Tables& tab, int t) {
   using Layout = BilateralLayout<R, K>;
-  for (int s = t; s < Layout::kSampleSlots; s += kThreads) {
-    const int row = s / Layout::kRowSlots, slot = s - row * Layout::kRowSlots;
+  constexpr int kPerThread = (Layout::kSampleSlots + kThreads - 1) / kThreads;
+  // Slot s's staged column, or -1 where s is a plane's padding (never read) or past the end.
+  auto columnOf = [](int s) {
+    const int slot = s % Layout::kRowSlots;
     const int col = (slot % Layout::kPlaneWidth) * K + slot / Layout::kPlaneWidth;
-    if (col >= Layout::kStageCols) continue;  // a plane's padding: never read
-    const int sx = extendIndex(b.x0 - R + col, in.width, border),
-              sy = extendIndex(b.y0 - R + row, in.height, border);
-    b.samples.at(row, slot) = sampleOf((sx >= 0 && sy >= 0) ? tiles::loadPixel(in, sx, sy) : 0u);
+    return s < Layout::kSampleSlots && col < Layout::kStageCols ? col : -1;
+  };
+  uint32_t words[kPerThread];
+  VP_UNROLL
+  for (int i = 0; i < kPerThread; ++i) {
+    const int s = t + i * kThreads, col = columnOf(s);
+    const int sx = col < 0 ? -1 : extendIndex(b.x0 - R + col, in.width, border),
+              sy = col < 0 ? -1 : extendIndex(b.y0 - R + s / Layout::kRowSlots, in.height, border);
+    words[i] = (sx >= 0 && sy >= 0) ? tiles::loadPixel(in, sx, sy) : 0u;
+  }
+  VP_UNROLL
+  for (int i = 0; i < kPerThread; ++i) {
+    const int s = t + i * kThreads;
+    if (columnOf(s) >= 0) b.samples.at(s / Layout::kRowSlots, s % Layout::kRowSlots) = sampleOf(words[i]);
   }
   for (int e = t; e < kHighEntries; e += kThreads) b.high.at(0, e) = highEntry(e, tab.rangeScale);
   for (int e = t; e < Layout::kLowSpatialEntries; e += kThreads)
     b.lowSpatial.at(0, e) = lowSpatialEntry(e, R, tab);
 }
 
-// Sample q (its word qw) at column offset index i (0..2R) into sums s; lowRow: the window
-// row's first lowSpatial entry.
+// A window row's lowSpatial entries, one run of 32 per |dx|. On the device lane l holds
+// entry l of each run in a register and a tap reads its entry with a shuffle from lane
+// d2 (the shuffle takes the lane index modulo 32, which is lowIndex(d2)): no index
+// arithmetic and no shared-memory wavefront per tap. On the host (the tests' emulation,
+// one thread at a time) the same entries straight from the table.
+template <int R>
+struct LowRow {
+#ifdef __CUDA_ARCH__
+  float v[R + 1];
+  __device__ LowRow(const Tile<float>& low, int lowRow) {
+    VP_UNROLL
+    for (int ax = 0; ax <= R; ++ax) v[ax] = low.at(0, lowRow + lowSpatialBase(R, 0, ax) + int(threadIdx.x % 32));
+  }
+  __device__ float operator()(int ax, uint32_t d2) const { return __shfl_sync(0xFFFFFFFFu, v[ax], int(d2)); }
+#else
+  const Tile<float>& low;
+  int lowRow;
+  float operator()(int ax, uint32_t d2) const {
+    return low.at(0, lowRow + lowSpatialBase(R, 0, ax) + int(lowIndex(d2)));
+  }
+#endif
+};
+
+// Sample q (its word qw) at column offset index i (0..2R) into sums s.
 template <int R, int K>
-__host__ __device__ inline void addSample(const BilateralBlock<R, K>& b, float4 q, uint32_t qw,
-                                          uint32_t centre, int i, int lowRow, Sums& s) {
+__host__ __device__ inline void addSample(const BilateralBlock<R, K>& b, const LowRow<R>& low, float4 q,
+                                          uint32_t qw, uint32_t centre, int i, Sums& s) {
   const uint32_t d2 = squaredDistance(qw, centre);
-  const int ax = i < R ? R - i : i - R;
-  const float w = mulRn(b.high.at(0, int(highIndex(d2))),
-                        b.lowSpatial.at(0, lowRow + lowSpatialBase(R, 0, ax) + int(lowIndex(d2))));
+  const float w = mulRn(b.high.at(0, int(highIndex(d2))), low(i < R ? R - i : i - R, d2));
   addTap(s, w, q.x, q.y, q.z);
 }
 
@@ -128,14 +163,14 @@ __host__ __device__ inline void bilateralOutputs(const BilateralBlock<R, K>& b, 
   for (int k = 0; k < K; ++k) centre[k] = bitsOf(b.sample(ty + R, tx, k + R).w);
   VP_BILATERAL_ROLLED
   for (int j = 0; j <= 2 * R; ++j) {
-    const int lowRow = lowSpatialBase(R, j < R ? R - j : j - R, 0);
+    const LowRow<R> low{b.lowSpatial, lowSpatialBase(R, j < R ? R - j : j - R, 0)};
     VP_UNROLL
     for (int c = 0; c < 2 * R + K; ++c) {
       const float4 q = b.sample(ty + j, tx, c);
       const uint32_t qw = bitsOf(q.w);
       VP_UNROLL
       for (int k = 0; k < K; ++k)
-        if (c - k >= 0 && c - k <= 2 * R) addSample(b, q, qw, centre[k], c - k, lowRow, s[k]);
+        if (c - k >= 0 && c - k <= 2 * R) addSample(b, low, q, qw, centre[k], c - k, s[k]);
     }
   }
   const int y = b.y0 + ty;

@@ -19,14 +19,22 @@ namespace vp {
 namespace bilateral {
 namespace {
 
+// Blocks an SM can hold by shared memory (sm_90: 228 KB an SM, 1 KB of it reserved a
+// block), at most 3: the register budget ptxas is given (80 registers at 3, 128 at 2).
 template <int R, int K>
-__global__ void __launch_bounds__(kThreads, 2)
+constexpr int blocksPerSm() {
+  const int n = int(233472 / (BilateralLayout<R, K>::kBytes + 1024));
+  return n < 1 ? 1 : n > 3 ? 3 : n;
+}
+
+template <int R, int K>
+__global__ void __launch_bounds__(kThreads, blocksPerSm<R, K>())
     bilateralKernel(ConstRgbaView in, RgbaView out, BorderMode border, const __grid_constant__ Tables tab) {
   extern __shared__ float4 bilateralSmem[];
   const BilateralBlock<R, K> b(bilateralSmem, int(blockIdx.x), int(blockIdx.y));
   bilateralStage(b, in, border, tab, int(threadIdx.x));
   __syncthreads();
-  bilateralOutputs(b, in, out, int(threadIdx.x));
+  bilateralOutputs(b, in, out, tab, int(threadIdx.x));
 }
 
 using Kernel = void (*)(ConstRgbaView, RgbaView, BorderMode, const Tables);

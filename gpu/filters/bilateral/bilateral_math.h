@@ -81,12 +81,17 @@ __host__ __device__ constexpr int lowSpatialBase(int r, int ay, int ax) {
 __host__ __device__ inline float highEntry(int k, float rangeScale) {
   return pow2(mulRn(float(k * int(kLowEntries)), rangeScale));  // k * 32 <= 195072: exact
 }
-// Entry e of lowSpatial (e < lowSpatialEntries(r), r = tab.radius: the kernel passes its
-// compile-time radius).
+// low[m] = 2^(m rangeScale), m < 32, and the lowSpatial entry of offsets (|dy|, |dx|) = (ay, ax)
+// built from it. The kernel computes them in registers (each lane its m), the twin into
+// its table: the same operations.
+__host__ __device__ inline float lowEntry(int m, float rangeScale) { return pow2(mulRn(float(m), rangeScale)); }
+__host__ __device__ inline float lowSpatialOf(int ay, int ax, float low, const Tables& tab) {
+  return mulRn(mulRn(tab.spatial[ay], tab.spatial[ax]), low);
+}
+// Entry e of lowSpatial (e < lowSpatialEntries(r), r = tab.radius).
 __host__ __device__ inline float lowSpatialEntry(int e, int r, const Tables& tab) {
   const int pair = e >> kLowBits, ay = pair / (r + 1), ax = pair - ay * (r + 1);
-  const float low = pow2(mulRn(float(e & int(kLowEntries - 1)), tab.rangeScale));
-  return mulRn(mulRn(tab.spatial[ay], tab.spatial[ax]), low);
+  return lowSpatialOf(ay, ax, lowEntry(e & int(kLowEntries - 1), tab.rangeScale), tab);
 }
 
 // The word R | G << 8 | B << 16 of a pixel (alpha zero).

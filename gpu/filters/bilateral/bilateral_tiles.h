@@ -7,15 +7,15 @@
 // A 256-thread block (8 x 32) owns an 8K x 32 output tile, K = output columns per thread.
 // Phase 1 stages the border-extended input around the tile, (8K + 2r) x (32 + 2r) samples,
 // each as four floats (R, G, B, and the RGB word with alpha zero as the fourth float's
-// bits), and builds the weight tables (bilateral_math.h: high, and lowSpatial with the
-// spatial factors folded in) from the kernel parameters. A staged row is K planes:
-// column c at plane c % K, position c / K, so that the 8 threads of a block row, which
-// read columns K tx + c, read 8 consecutive 16-byte words (one shared-memory wavefront a
-// quarter warp). Phase 2: thread (tx, ty) computes the K outputs (x0 + K tx + k, y0 + ty).
-// For each window row j (rolled) it loads the 2r + K samples of its tile row once each and
-// adds each to every output k whose window holds it (column offset c - k in 0..2r): the
-// row is unrolled, so every row has the same shape and each tap's low-table offset is a
-// constant. Each output sees its taps in raster order, as the CPU twin adds them.
+// bits), and builds the high weight table (bilateral_math.h) from the kernel parameters.
+// A staged row is K planes, column c in plane c % K at position c / K, the planes packed
+// back to back: the 8 threads of a block row, which read columns K tx + c, read 8
+// consecutive 16-byte words (one shared-memory wavefront a quarter warp). Phase 2: thread
+// (tx, ty) computes the K outputs (x0 + K tx + k, y0 + ty). For each window row j (rolled)
+// it builds the row's lowSpatial entries in registers (LowRow) and loads the 2r + K
+// samples of its tile row once each, adding each to every output k whose window holds it
+// (column offset c - k in 0..2r): the row is unrolled, so every row has the same shape.
+// Each output sees its taps in raster order, as the CPU twin adds them.
 #pragma once
 
 #include "gpu/filters/bilateral/bilateral_math.h"
@@ -46,37 +46,40 @@ constexpr int kThreads = kThreadCols * kThreadRows;
 // The layout of one block's shared memory at radius R, K columns per thread.
 template <int R, int K>
 struct BilateralLayout {
-  static constexpr int kTileCols = kThreadCols * K;             // output columns per block
-  static constexpr int kStageCols = kTileCols + 2 * R;          // staged columns
-  static constexpr int kStageRows = kThreadRows + 2 * R;        // staged rows
-  static constexpr int kPlaneWidth = (kStageCols + K - 1) / K;  // positions per plane
-  static constexpr int kRowSlots = K * kPlaneWidth;             // float4 slots per staged row
-  static constexpr int kSampleSlots = kStageRows * kRowSlots;
-  static constexpr int kLowSpatialEntries = lowSpatialEntries(R);
-  // Samples, then high, then lowSpatial: 82,756 bytes at r = 5, K = 8.
-  static constexpr size_t kBytes =
-      size_t(kSampleSlots) * sizeof(float4) + size_t(kHighEntries + kLowSpatialEntries) * sizeof(float);
+  static constexpr int kTileCols = kThreadCols * K;     // output columns per block
+  static constexpr int kStageCols = kTileCols + 2 * R;  // staged columns = slots of a staged row
+  static constexpr int kStageRows = kThreadRows + 2 * R;
+  static constexpr int kSampleSlots = kStageRows * kStageCols;
+  // Plane p (columns p, p + K, ...) holds q + (p < m) columns, kStageCols = q K + m, so it
+  // starts at slot p q + min(p, m) (closed form: in the unrolled loops a constant).
+  __host__ __device__ static constexpr int planeStart(int p) {
+    return p * (kStageCols / K) + (p < kStageCols % K ? p : kStageCols % K);
+  }
+  // The staging threads: each owns one slot of a row and loads it in kStageRowsPerPass-row
+  // strides, kStagePasses times.
+  static constexpr int kStageRowsPerPass = kThreads / kStageCols;
+  static constexpr int kStagePasses = (kStageRows + kStageRowsPerPass - 1) / kStageRowsPerPass;
+  // Samples, then high: 74,116 bytes at r = 5, K = 8.
+  static constexpr size_t kBytes = size_t(kSampleSlots) * sizeof(float4) + size_t(kHighEntries) * sizeof(float);
+  static_assert(kStageRowsPerPass >= 1, "a staged row fits the block's threads");
 };
 
 template <int R, int K>
 struct BilateralBlock {
   using Layout = BilateralLayout<R, K>;
-  Tile<float4> samples;    // [row][plane][position]: sample (x0 - R + c, y0 - R + row), border-extended
-  Tile<float> high;        // 1 x kHighEntries
-  Tile<float> lowSpatial;  // 1 x lowSpatialEntries(R)
-  int x0, y0;              // the output tile's first pixel
+  Tile<float4> samples;  // [row][slot]: sample (x0 - R + c, y0 - R + row), border-extended
+  Tile<float> high;      // 1 x kHighEntries
+  int x0, y0;            // the output tile's first pixel
   __host__ __device__ BilateralBlock(float4* smem, int bx, int by)
       : x0(bx * Layout::kTileCols), y0(by * kThreadRows) {
-    float* tables = reinterpret_cast<float*>(smem + Layout::kSampleSlots);
-    samples = {smem, Layout::kStageRows, Layout::kRowSlots, Layout::kRowSlots};
-    high = {tables, 1, kHighEntries, kHighEntries};
-    lowSpatial = {tables + kHighEntries, 1, Layout::kLowSpatialEntries, Layout::kLowSpatialEntries};
+    samples = {smem, Layout::kStageRows, Layout::kStageCols, Layout::kStageCols};
+    high = {reinterpret_cast<float*>(smem + Layout::kSampleSlots), 1, kHighEntries, kHighEntries};
   }
-  // Staged column K tx + c of `row`: plane c % K, position tx + c / K (c a constant in the
-  // kernel's unrolled loops, so the slot is the thread's base plus an immediate).
+  // Staged column K tx + c of `row` (c a constant in the kernel's unrolled loops, so the
+  // slot is the thread's base plus an immediate).
   __host__ __device__ float4& sample(int row, int tx, int c) const {
     VP_TILE_CHECK(tx >= 0 && c >= 0 && K * tx + c < Layout::kStageCols);
-    return samples.at(row, (c % K) * Layout::kPlaneWidth + tx + c / K);
+    return samples.at(row, Layout::planeStart(c % K) + tx + c / K);
   }
 };
 
@@ -86,59 +89,59 @@ __host__ __device__ inline float4 sampleOf(uint32_t word) {
   return make_float4(float(rgb & 0xFFu), float((rgb >> 8) & 0xFFu), float(rgb >> 16), floatOf(rgb));
 }
 
-// Phase 1: every sample of the block's tile (a zero-border sample is (0, 0, 0, 0)), in
-// slot order (consecutive threads write consecutive words), and the two weight tables.
-// A thread's pixels are all loaded before any is stored, so their global-memory
-// latencies overlap instead of adding up (one load in flight at a time stalled the block
-// for ~12% of its time, bilateral.md).
+// Phase 1: every sample of the block's tile (a zero-border sample is (0, 0, 0, 0)) and
+// the high table. Thread t owns slot t % kStageCols of rows t / kStageCols + i
+// kStageRowsPerPass, so its column and that column's border extension are computed once;
+// its pixels are all loaded before any is stored, so their global-memory latencies
+// overlap (one load in flight at a time held the block for ~12% of its time).
 template <int R, int K>
 __host__ __device__ inline void bilateralStage(const BilateralBlock<R, K>& b, ConstRgbaView in,
                                                BorderMode border, const Tables& tab, int t) {
   using Layout = BilateralLayout<R, K>;
-  constexpr int kPerThread = (Layout::kSampleSlots + kThreads - 1) / kThreads;
-  // Slot s's staged column, or -1 where s is a plane's padding (never read) or past the end.
-  auto columnOf = [](int s) {
-    const int slot = s % Layout::kRowSlots;
-    const int col = (slot % Layout::kPlaneWidth) * K + slot / Layout::kPlaneWidth;
-    return s < Layout::kSampleSlots && col < Layout::kStageCols ? col : -1;
-  };
-  uint32_t words[kPerThread];
-  VP_UNROLL
-  for (int i = 0; i < kPerThread; ++i) {
-    const int s = t + i * kThreads, col = columnOf(s);
-    const int sx = col < 0 ? -1 : extendIndex(b.x0 - R + col, in.width, border),
-              sy = col < 0 ? -1 : extendIndex(b.y0 - R + s / Layout::kRowSlots, in.height, border);
-    words[i] = (sx >= 0 && sy >= 0) ? tiles::loadPixel(in, sx, sy) : 0u;
-  }
-  VP_UNROLL
-  for (int i = 0; i < kPerThread; ++i) {
-    const int s = t + i * kThreads;
-    if (columnOf(s) >= 0) b.samples.at(s / Layout::kRowSlots, s % Layout::kRowSlots) = sampleOf(words[i]);
+  const int slot = t % Layout::kStageCols, row0 = t / Layout::kStageCols;
+  if (row0 < Layout::kStageRowsPerPass) {
+    int plane = 0;
+    VP_UNROLL
+    for (int p = 1; p < K; ++p) plane += slot >= Layout::planeStart(p) ? 1 : 0;
+    const int col = plane + K * (slot - Layout::planeStart(plane));
+    const int sx = extendIndex(b.x0 - R + col, in.width, border);
+    uint32_t words[Layout::kStagePasses];
+    VP_UNROLL
+    for (int i = 0; i < Layout::kStagePasses; ++i) {
+      const int row = row0 + i * Layout::kStageRowsPerPass;
+      const int sy = row < Layout::kStageRows ? extendIndex(b.y0 - R + row, in.height, border) : -1;
+      words[i] = (sx >= 0 && sy >= 0) ? tiles::loadPixel(in, sx, sy) : 0u;
+    }
+    VP_UNROLL
+    for (int i = 0; i < Layout::kStagePasses; ++i) {
+      const int row = row0 + i * Layout::kStageRowsPerPass;
+      if (row < Layout::kStageRows) b.samples.at(row, slot) = sampleOf(words[i]);
+    }
   }
   for (int e = t; e < kHighEntries; e += kThreads) b.high.at(0, e) = highEntry(e, tab.rangeScale);
-  for (int e = t; e < Layout::kLowSpatialEntries; e += kThreads)
-    b.lowSpatial.at(0, e) = lowSpatialEntry(e, R, tab);
 }
 
-// A window row's lowSpatial entries, one run of 32 per |dx|. On the device lane l holds
-// entry l of each run in a register and a tap reads its entry with a shuffle from lane
-// d2 (the shuffle takes the lane index modulo 32, which is lowIndex(d2)): no index
-// arithmetic and no shared-memory wavefront per tap. On the host (the tests' emulation,
-// one thread at a time) the same entries straight from the table.
+// A window row's lowSpatial entries (|dy| = ay), one run of 32 per |dx|. On the device lane
+// l holds entry l of each run in a register, built from its low[l] (computed once) with the
+// twin's two multiplications, and a tap reads its entry with a shuffle from lane d2 (the
+// shuffle takes the lane index modulo 32, which is lowIndex(d2)): no table in shared
+// memory, no index arithmetic, no shared-memory wavefront per tap. On the host (the tests'
+// emulation, one thread at a time) the same entry computed for the tap.
 template <int R>
 struct LowRow {
 #ifdef __CUDA_ARCH__
   float v[R + 1];
-  __device__ LowRow(const Tile<float>& low, int lowRow) {
+  __device__ LowRow(const Tables& tab, float low, int ay) {
     VP_UNROLL
-    for (int ax = 0; ax <= R; ++ax) v[ax] = low.at(0, lowRow + lowSpatialBase(R, 0, ax) + int(threadIdx.x % 32));
+    for (int ax = 0; ax <= R; ++ax) v[ax] = lowSpatialOf(ay, ax, low, tab);
   }
   __device__ float operator()(int ax, uint32_t d2) const { return __shfl_sync(0xFFFFFFFFu, v[ax], int(d2)); }
 #else
-  const Tile<float>& low;
-  int lowRow;
+  LowRow(const Tables& t, float /* the device's low[lane] */, int a) : tab(t), ay(a) {}
+  const Tables& tab;
+  int ay;
   float operator()(int ax, uint32_t d2) const {
-    return low.at(0, lowRow + lowSpatialBase(R, 0, ax) + int(lowIndex(d2)));
+    return lowSpatialOf(ay, ax, lowEntry(int(lowIndex(d2)), tab.rangeScale), tab);
   }
 #endif
 };
@@ -155,22 +158,23 @@ __host__ __device__ inline void addSample(const BilateralBlock<R, K>& b, const L
 // Phase 2: thread t's K outputs, written where they fall inside the image.
 template <int R, int K>
 __host__ __device__ inline void bilateralOutputs(const BilateralBlock<R, K>& b, ConstRgbaView in,
-                                                 RgbaView out, int t) {
+                                                 RgbaView out, const Tables& tab, int t) {
   const int tx = t % kThreadCols, ty = t / kThreadCols;
+  const float low = lowEntry(t % 32, tab.rangeScale);  // the lane's low[lane]
   uint32_t centre[K];
   Sums s[K];
   VP_UNROLL
   for (int k = 0; k < K; ++k) centre[k] = bitsOf(b.sample(ty + R, tx, k + R).w);
   VP_BILATERAL_ROLLED
   for (int j = 0; j <= 2 * R; ++j) {
-    const LowRow<R> low{b.lowSpatial, lowSpatialBase(R, j < R ? R - j : j - R, 0)};
+    const LowRow<R> lowRow{tab, low, j < R ? R - j : j - R};
     VP_UNROLL
     for (int c = 0; c < 2 * R + K; ++c) {
       const float4 q = b.sample(ty + j, tx, c);
       const uint32_t qw = bitsOf(q.w);
       VP_UNROLL
       for (int k = 0; k < K; ++k)
-        if (c - k >= 0 && c - k <= 2 * R) addSample(b, low, q, qw, centre[k], c - k, s[k]);
+        if (c - k >= 0 && c - k <= 2 * R) addSample(b, lowRow, q, qw, centre[k], c - k, s[k]);
     }
   }
   const int y = b.y0 + ty;

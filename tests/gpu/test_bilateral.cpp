@@ -227,7 +227,8 @@ HostImage tilesOnHost(const HostImage& in, const BilateralParams& p) {
       const bilateral::BilateralBlock<R, K> b(smem.data(), bx, by);
       for (int t = 0; t < bilateral::kThreads; ++t)
         bilateral::bilateralStage(b, in.cview(), p.border, tab, t);
-      for (int t = 0; t < bilateral::kThreads; ++t) bilateral::bilateralOutputs(b, in.cview(), out.view(), tab, t);
+      for (int t = 0; t < bilateral::kThreads; ++t)
+        bilateral::bilateralOutputs(b, in.cview(), out.view(), tab, t);
     }
   return out;
 }

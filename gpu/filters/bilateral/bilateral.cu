@@ -1,8 +1,9 @@
 // Bilateral filter on CUDA (bilateral.h): the kernel, a thin wrapper of the per-thread
 // phases in bilateral_tiles.h, one instance per radius and columns per thread; the
 // workspace and the dispatch. The parameters travel as a kernel parameter (__grid_constant__,
-// 72 bytes, computed on the host per call) and each block builds its weight tables from
-// them in shared memory, so concurrent slots with different parameters share nothing.
+// 72 bytes, computed on the host per call); each block builds the high table from them in
+// shared memory and each lane its lowSpatial entries in registers, so concurrent slots with
+// different parameters share nothing.
 #include "gpu/cuda/cuda_check.h"
 #include "gpu/cuda/launch.cuh"
 #include "gpu/filters/bilateral/bilateral.h"

@@ -55,12 +55,12 @@ VP_BILATERAL_FMA_CLONES void bilateralRow(ConstRgbaView in, RgbaView out, int y,
     for (int j = 0; j < side; ++j) {
       const int sy = rows[y + j];
       const uchar4* line = sy >= 0 ? in.row(sy) : nullptr;
-      const int lowRow = bilateral::lowSpatialBase(r, j < r ? r - j : j - r, 0);
+      const int lowRow = bilateral::lowSpatialBase(r, bilateral::axisOffset(j, r), 0);
       for (int i = 0; i < side; ++i) {
         const int sx = cols[x + i];
         const uchar4 q = (line && sx >= 0) ? line[sx] : make_uchar4(0, 0, 0, 0);
         const uint32_t d2 = bilateral::squaredDistance(bilateral::packedRgb(q), p);
-        const float* low = lowSpatial + lowRow + bilateral::lowSpatialBase(r, 0, i < r ? r - i : i - r);
+        const float* low = lowSpatial + lowRow + bilateral::lowSpatialBase(r, 0, bilateral::axisOffset(i, r));
         const float w = mulRn(high[bilateral::highIndex(d2)], low[bilateral::lowIndex(d2)]);
         bilateral::addTap(s, w, float(q.x), float(q.y), float(q.z));
       }

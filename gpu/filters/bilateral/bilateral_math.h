@@ -1,8 +1,9 @@
 // The bilateral filter's arithmetic, shared by its kernel and its CPU twin (bilateral.h):
-// the parameters (host, once per call), the weight tables built from them (the kernel per
-// block, the twin per call, the same float operations), one tap's weight, the sums and the
-// output pixel, and the argument checks. Every float step is one IEEE operation rounded to
-// nearest (exact_float.h), in the order written here, on both sides.
+// the parameters (host, once per call), the weight tables built from them (the kernel's
+// high per block, its lowSpatial per lane in registers, the twin's per call: the same float
+// operations), one tap's weight, the sums and the output pixel, and the argument checks.
+// Every float step is one IEEE operation rounded to nearest (exact_float.h), in the order
+// written here, on both sides.
 #pragma once
 
 #include "gpu/filters/bilateral/bilateral.h"
@@ -73,6 +74,8 @@ constexpr uint32_t kLowEntries = 1u << kLowBits;
 constexpr int kMaxSquaredDistance = 3 * 255 * 255;                   // 195075
 constexpr int kHighEntries = (kMaxSquaredDistance >> kLowBits) + 1;  // 6097
 __host__ __device__ constexpr int lowSpatialEntries(int r) { return (r + 1) * (r + 1) * int(kLowEntries); }
+// |i - r|: the offset from the centre of window index i (0..2r) on one axis.
+__host__ __device__ constexpr int axisOffset(int i, int r) { return i < r ? r - i : i - r; }
 // The first lowSpatial entry of offsets (dx, dy), ax = |dx|, ay = |dy|.
 __host__ __device__ constexpr int lowSpatialBase(int r, int ay, int ax) {
   return (ay * (r + 1) + ax) * int(kLowEntries);
@@ -84,7 +87,9 @@ __host__ __device__ inline float highEntry(int k, float rangeScale) {
 // low[m] = 2^(m rangeScale), m < 32, and the lowSpatial entry of offsets (|dy|, |dx|) = (ay, ax)
 // built from it. The kernel computes them in registers (each lane its m), the twin into
 // its table: the same operations.
-__host__ __device__ inline float lowEntry(int m, float rangeScale) { return pow2(mulRn(float(m), rangeScale)); }
+__host__ __device__ inline float lowEntry(int m, float rangeScale) {
+  return pow2(mulRn(float(m), rangeScale));
+}
 __host__ __device__ inline float lowSpatialOf(int ay, int ax, float low, const Tables& tab) {
   return mulRn(mulRn(tab.spatial[ay], tab.spatial[ax]), low);
 }

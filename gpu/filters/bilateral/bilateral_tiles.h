@@ -60,7 +60,8 @@ struct BilateralLayout {
   static constexpr int kStageRowsPerPass = kThreads / kStageCols;
   static constexpr int kStagePasses = (kStageRows + kStageRowsPerPass - 1) / kStageRowsPerPass;
   // Samples, then high: 74,116 bytes at r = 5, K = 8.
-  static constexpr size_t kBytes = size_t(kSampleSlots) * sizeof(float4) + size_t(kHighEntries) * sizeof(float);
+  static constexpr size_t kBytes =
+      size_t(kSampleSlots) * sizeof(float4) + size_t(kHighEntries) * sizeof(float);
   static_assert(kStageRowsPerPass >= 1, "a staged row fits the block's threads");
 };
 
@@ -151,7 +152,7 @@ template <int R, int K>
 __host__ __device__ inline void addSample(const BilateralBlock<R, K>& b, const LowRow<R>& low, float4 q,
                                           uint32_t qw, uint32_t centre, int i, Sums& s) {
   const uint32_t d2 = squaredDistance(qw, centre);
-  const float w = mulRn(b.high.at(0, int(highIndex(d2))), low(i < R ? R - i : i - R, d2));
+  const float w = mulRn(b.high.at(0, int(highIndex(d2))), low(axisOffset(i, R), d2));
   addTap(s, w, q.x, q.y, q.z);
 }
 
@@ -167,7 +168,7 @@ __host__ __device__ inline void bilateralOutputs(const BilateralBlock<R, K>& b, 
   for (int k = 0; k < K; ++k) centre[k] = bitsOf(b.sample(ty + R, tx, k + R).w);
   VP_BILATERAL_ROLLED
   for (int j = 0; j <= 2 * R; ++j) {
-    const LowRow<R> lowRow{tab, low, j < R ? R - j : j - R};
+    const LowRow<R> lowRow{tab, low, axisOffset(j, R)};
     VP_UNROLL
     for (int c = 0; c < 2 * R + K; ++c) {
       const float4 q = b.sample(ty + j, tx, c);

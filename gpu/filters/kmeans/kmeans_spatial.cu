@@ -30,6 +30,7 @@
 #include "gpu/cuda/cuda_check.h"
 #include "gpu/cuda/warp_reduce.cuh"
 #include "gpu/filters/kmeans/kmeans.h"
+#include "gpu/filters/kmeans/kmeans_candidates.cuh"
 #include "gpu/filters/kmeans/kmeans_spatial_math.h"
 
 #include <cooperative_groups.h>
@@ -172,10 +173,9 @@ __device__ __forceinline__ void nearestCandidates(const uint32_t (&px)[4], uint3
 // Pruning runs for k <= 16 (the pair constants of KB = 32 would take 32 KB of shared memory).
 template <int KB>
 constexpr bool kPrunes = KB <= 16;
-// Pair tests per lane and step: lane L tests pair L + 32 t, centre (L + 32 t) % KB = L % KB
-// against centre (L + 32 t) / KB.
-template <int KB>
-constexpr int kPairTests = KB* KB / 32 > 0 ? KB* KB / 32 : 1;
+using kmgpu::candidatesFromBallot;
+using kmgpu::centreMask;
+using kmgpu::kPairTests;  // lane L's test t: pair L + 32 t
 
 // Warp 0, after the centres changed: the pair constants spatialCandidates tests (a - b for
 // pair a + KB b), or a test that never drops (cc difference -inf) for a == b, padding
@@ -196,9 +196,10 @@ __device__ __forceinline__ void spatialPairs(const float (*centre)[5], const flo
 }
 
 // The centres that may be the nearest of some pixel of the step (row y, first column xs;
-// each lane's quad px with n pixels): never empty, since the nearest centre of any of its
-// pixels stays. The step's box by byte-wise min / max and six warp reductions; each lane
-// runs its pair tests and one ballot folds the lanes of each centre together.
+// each lane's quad px with n pixels): a nonempty proper subset of the k centres, or 0 when
+// every centre stays, the "score them all" that coopPass also takes for KB = 32 (no tests).
+// The step's box by byte-wise min / max and six warp reductions; each lane runs its pair
+// tests (spatialPairs holds KB * KB).
 template <int KB>
 __device__ __forceinline__ uint32_t spatialCandidates(const CoopArgs& a, const uint32_t (&px)[4], int n,
                                                       uint32_t xs, uint32_t y,
@@ -221,12 +222,8 @@ __device__ __forceinline__ uint32_t spatialCandidates(const CoopArgs& a, const u
 #pragma unroll
   for (int t = 0; t < kPairTests<KB>; ++t)
     if (lane + 32 * t < KB * KB) dominated |= km::spatialPairMinOverBox(pairs[lane + 32 * t], box) > a.margin;
-  uint32_t m = __ballot_sync(~0u, dominated);
-#pragma unroll
-  for (int sh = KB; sh < 32; sh <<= 1) m |= m >> sh;
-  const uint32_t all = a.k == 32 ? ~0u : (1u << a.k) - 1u;
-  const uint32_t cand = ~m & all;
-  return cand != 0 ? cand : all;
+  const uint32_t all = centreMask(a.k), cand = candidatesFromBallot<KB>(dominated, all);
+  return cand != all ? cand : 0u;
 }
 
 // Adds the step's pixels to the warp's running sums (shared memory, cluster c's written by
@@ -316,11 +313,8 @@ __device__ __forceinline__ void coopPass(const CoopArgs& a, const WarpSteps& ws,
       loadQuad(a, ws.y0, (ws.sx0 * kStepQuads + lane) * 4, next);
     const int n = quadPixels(a.in.width, x0);
     int bi[4];
-    uint32_t cand = 0;  // 0: all centres
-    if constexpr (kPrunes<KB>) {
-      cand = spatialCandidates<KB>(a, px, n, x0 - lane * 4, cy, pairs);
-      if (cand == (a.k == 32 ? ~0u : (1u << a.k) - 1u)) cand = 0;
-    }
+    uint32_t cand = 0;  // 0: every centre, by nearestQuad's unrolled loop (cheaper than nearestCandidates')
+    if constexpr (kPrunes<KB>) cand = spatialCandidates<KB>(a, px, n, x0 - lane * 4, cy, pairs);
     if (cand == 0)
       nearestQuad<KB>(px, x0, cy, a.s, rgb, xy, bi);
     else if ((cand & (cand - 1)) == 0)

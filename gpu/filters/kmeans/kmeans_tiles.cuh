@@ -20,15 +20,13 @@
 
 #include "gpu/cuda/warp_reduce.cuh"  // warpMin, warpMax
 #include "gpu/filters/kmeans/kmeans_assign.cuh"
+#include "gpu/filters/kmeans/kmeans_candidates.cuh"  // candidatesFromBallot, centreMask, kPairTests
 
 namespace vp {
 namespace kmgpu {
 
-constexpr int kMaxTiles = 1024;          // tiles per block with boxes in shared memory (32 KB); more: plain pass
-using km::kCandidateMargin;  // squared 8-bit levels (see above)
-// Pair tests per lane and tile: lane L tests centre L % KB against L / KB + i * 32 / KB.
-template <int KB>
-constexpr int kPairTests = KB * KB / 32 > 0 ? KB * KB / 32 : 1;
+constexpr int kMaxTiles = 1024;  // tiles per block with boxes in shared memory (32 KB); more: plain pass
+using km::kCandidateMargin;      // squared 8-bit levels (see above)
 
 // A tile's colour box: the lowest and highest r, g, b of its pixels (w unused).
 struct TileBox {
@@ -110,32 +108,28 @@ __device__ __forceinline__ void pairConstants(const float4* coeff, int k, bool p
   }
 }
 
-// The centres that may be the nearest of some pixel in `box` (bit j: centre j < k; never
-// empty, see above): each lane runs its pair tests (pairConstants) and one ballot folds
-// the lanes of each centre together.
+// The centres that may be the nearest of some pixel in `box`, as candidatesFromBallot: within
+// `all` = centreMask(k), `all` itself when none is dropped (assignPassTiles tests for it; the
+// CPU twin in kmeans_cpu.cpp has the same contract), never empty. Each lane runs its pair
+// tests (pairConstants).
 template <int KB>
-__device__ __forceinline__ uint32_t tileCandidates(const TileBox& box, const float4* pairs, int k) {
+__device__ __forceinline__ uint32_t tileCandidates(const TileBox& box, const float4* pairs, uint32_t all) {
   const int lane = threadIdx.x % 32;
   const float4 lo = box.lo, hi = box.hi;
   bool dominated = false;
 #pragma unroll
   for (int i = 0; i < kPairTests<KB>; ++i)
     dominated |= km::pairMinOverBox(pairs[i * 32 + lane], lo, hi) > kCandidateMargin;
-  uint32_t m = __ballot_sync(~0u, dominated);
-#pragma unroll
-  for (int s = KB; s < 32; s <<= 1) m |= m >> s;
-  const uint32_t all = k == 32 ? ~0u : (1u << k) - 1u;
-  const uint32_t cand = ~m & all;
-  return cand != 0 ? cand : all;  // cannot be empty (the nearest centre of any tile pixel stays)
+  return candidatesFromBallot<KB>(dominated, all);
 }
 
 // Scores the next C candidates of `cand` (index order, taken off the mask; +inf scores pad
 // a short chunk) for the quad's pixels and keeps the lowest, ties to the lowest index: a
 // pairwise tree in which the left (lower) side wins ties, then strict < against earlier chunks.
 template <int C>
-__device__ __forceinline__ void candidateChunk(const float (&pr)[4], const float (&pg)[4], const float (&pb)[4],
-                                               const float4* coeff, uint32_t& cand, float (&best)[4],
-                                               int (&bi)[4]) {
+__device__ __forceinline__ void candidateChunk(const float (&pr)[4], const float (&pg)[4],
+                                               const float (&pb)[4], const float4* coeff, uint32_t& cand,
+                                               float (&best)[4], int (&bi)[4]) {
   float4 c[C];
   int idx[C];
 #pragma unroll
@@ -201,13 +195,13 @@ __device__ void assignPassTiles(const KernelArgs& a, const BlockQuads& bq, const
                                 const uint32_t (&first)[4], uint2* acc, const uint4* cache, ull* sums,
                                 const TileBox* boxes, const float4* pairs) {
   const int width = a.in.width;
-  const uint32_t lane = threadIdx.x % 32, all = a.k == 32 ? ~0u : (1u << a.k) - 1u;
+  const uint32_t lane = threadIdx.x % 32, all = centreMask(a.k);
   for (uint32_t r0 = 0; r0 < bq.count; r0 += kQuadsPerRound * T) {  // uniform per block; local quads
     const uint32_t r1 = min(bq.count, r0 + kQuadsPerRound * T);
     clearOwnColumns<KB, T>(acc);
     QuadCursor cur = bq.cursor<T>(r0 + threadIdx.x);
     for (uint32_t lw = r0 + threadIdx.x - lane; lw < r1; lw += T, cur.advance()) {  // uniform per warp
-      const uint32_t cand = tileCandidates<KB>(boxes[lw / 32], pairs, a.k);
+      const uint32_t cand = tileCandidates<KB>(boxes[lw / 32], pairs, all);
       const uint32_t q = lw + lane;
       if (q >= r1) continue;
       const uint32_t x0 = cur.qx * 4;

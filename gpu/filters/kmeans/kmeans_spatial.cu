@@ -6,7 +6,7 @@
 // asked), grid sized by occupancy so that every block is resident:
 //   prologue  every block takes the initial centres itself (no init launch);
 //   iteration the assignment pass over the block's pixels, the block's sums added into
-//             copy b % 8 of global buffer it % 3, grid.sync(), then every block's warp 0 computes the same
+//             global buffer it % 3, grid.sync(), then every block's warp 0 computes the same
 //             new centres, shift and stop decision from those sums (no second barrier);
 //             block 0 zeroes buffer (it + 2) % 3, which every block read before the barrier
 //             just passed and nobody adds to before the next one;
@@ -54,11 +54,8 @@ constexpr int kStepQuads = 32;     // a warp step: one quad per lane, 128 pixels
 
 // Device scratch of the cooperative path: zero-filled when a launch starts (the caller fills
 // a new one), and every launch leaves it zeroed.
-// Block b adds into copy b % kSumCopies of a buffer, so each sum address takes ~1/8 of the
-// blocks' atomics; warp 0 adds the copies (integers: any order).
-constexpr int kSumCopies = 8;
 struct CoopScratch {
-  ull sums[3][kSumCopies][kMaxClusters][kFields];  // iteration it adds into buffer it % 3
+  ull sums[3][kMaxClusters][kFields];  // iteration it adds into buffer it % 3
   ull cost;                            // final-pass cost accumulator
   ull finished;                        // blocks past their final pass (the last one writes the state)
 };
@@ -376,7 +373,7 @@ __global__ void __launch_bounds__(kCoopThreads, kCoopMinBlocks) coopKernel(CoopA
   int it = 0;
   ull cost = 0;
   while (it < a.maxIterations) {
-    ull* const sums = &scratch->sums[it % 3][blockIdx.x % kSumCopies][0][0];
+    ull* const sums = &scratch->sums[it % 3][0][0];
     if (lane < k)  // lane c: cluster c over the warp's steps
       for (int f = 0; f < kFields; ++f) warpSums[warp][lane * kFields + f] = 0;
     coopPass<KB, false>(a, ws, next, rgb, xy, pairs, colour, warpSums[warp], cost);
@@ -390,11 +387,8 @@ __global__ void __launch_bounds__(kCoopThreads, kCoopMinBlocks) coopKernel(CoopA
     if (warp == 0) {  // the same integers and float steps in every block: the same centres
       float d2 = 0.f;
       if (lane < k) {
-        ull v[kFields] = {};
-#pragma unroll 2
-        for (int c = 0; c < kSumCopies; ++c)  // L2: other SMs' atomics
-#pragma unroll
-          for (int f = 0; f < kFields; ++f) v[f] += __ldcg(&scratch->sums[it % 3][c][lane][f]);
+        ull v[kFields];
+        for (int f = 0; f < kFields; ++f) v[f] = __ldcg(sums + lane * kFields + f);  // L2: other SMs' atomics
         if (v[5] != 0) {
           float oldC[5], newC[5];
           for (int d = 0; d < 5; ++d) oldC[d] = centre[lane][d], newC[d] = km::meanChannel(v[d], v[5]);
@@ -413,9 +407,8 @@ __global__ void __launch_bounds__(kCoopThreads, kCoopMinBlocks) coopKernel(CoopA
     } else if (blockIdx.x == 0) {
       // Buffer (it + 2) % 3 = (it - 1) % 3: every block read it before arriving at the barrier
       // just passed; iteration it + 2 adds to it after the next one, which publishes the zeros.
-      ull(*const old)[kMaxClusters][kFields] = scratch->sums[(it + 2) % 3];
-      for (int i = tid - 32; i < kSumCopies * k * kFields; i += kCoopThreads - 32)
-        old[i / (k * kFields)][i % (k * kFields) / kFields][i % kFields] = 0;
+      ull* const old = &scratch->sums[(it + 2) % 3][0][0];
+      for (int i = tid - 32; i < k * kFields; i += kCoopThreads - 32) old[i] = 0;
     }
     __syncthreads();
     shift2 = shiftShared;
@@ -464,8 +457,7 @@ __global__ void __launch_bounds__(kCoopThreads, kCoopMinBlocks) coopKernel(CoopA
     scratch->finished = 0;
   }
   // Every block is past its iterations: nobody reads the sums any more.
-  for (int i = tid; i < 3 * kSumCopies * kMaxClusters * kFields; i += kCoopThreads)
-    (&scratch->sums[0][0][0][0])[i] = 0;
+  for (int i = tid; i < 3 * kMaxClusters * kFields; i += kCoopThreads) (&scratch->sums[0][0][0])[i] = 0;
 }
 
 using CoopKernel = void (*)(CoopArgs);

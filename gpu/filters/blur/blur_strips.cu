@@ -4,9 +4,7 @@
 #include "gpu/cuda/warp_reduce.cuh"  // kFullWarp
 #include "gpu/filters/blur/blur_passes.h"
 #include "gpu/filters/blur/blur_strips.h"
-
-#include <stdexcept>
-#include <string>
+#include "gpu/filters/common/radius_dispatch.h"
 
 namespace vp::blur {
 namespace {
@@ -49,21 +47,9 @@ void launchStrips(ConstRgbaView in, RgbaView out, BorderMode border, bool pdl, c
 
 void launchStripPass(ConstRgbaView in, RgbaView out, int radius, BorderMode border, bool pdl,
                      cudaStream_t stream) {
-  switch (radius) {
-    case 1:
-      return launchStrips<1>(in, out, border, pdl, stream);
-    case 2:
-      return launchStrips<2>(in, out, border, pdl, stream);
-    case 3:
-      return launchStrips<3>(in, out, border, pdl, stream);
-    case 4:
-      return launchStrips<4>(in, out, border, pdl, stream);
-    case 5:
-      return launchStrips<5>(in, out, border, pdl, stream);
-    default:
-      throw std::invalid_argument("box blur strip pass: radius " + std::to_string(radius) + " outside 1.." +
-                                  std::to_string(kMaxStripRadius));
-  }
+  withRadius<1, kMaxStripRadius>(radius, "box blur strip pass", [&](auto R) {
+    launchStrips<decltype(R)::value>(in, out, border, pdl, stream);
+  });
 }
 
 }  // namespace vp::blur

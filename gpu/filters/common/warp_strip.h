@@ -14,6 +14,8 @@
 #include <cuda_runtime_api.h>  // __host__ __device__
 
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 namespace vp {
 
@@ -42,18 +44,37 @@ struct StripLane {
   __host__ __device__ bool ownsColumn(int width) const { return lane >= R && lane < 32 - R && x < width; }
 };
 
-// The lane's column samples through the border: px[i] is pixel (extX(x), extY(y0 - R + i))
-// for i < Rows + 2R, 0 where the zero border applies. Every load is issued before any is used.
-template <int R, int Rows>
-__host__ __device__ inline void stripSamples(ConstRgbaView in, BorderMode border, const StripLane<R, Rows>& l,
-                                             uint32_t (&px)[Rows + 2 * R]) {
-  const int x = extendIndex(l.x, in.width, border);  // < 0: a zero sample (border zero)
+namespace detail {
+template <int R, int Rows, class Lane, int... C, class... Column>
+__host__ __device__ inline void laneSamples(ConstRgbaView in, BorderMode border, const Lane& l,
+                                            std::integer_sequence<int, C...>, Column&... px) {
+  const int xs[] = {extendIndex(l.x + C, in.width, border)...};  // < 0: a zero sample (border zero)
   const bool rowsInside = l.y0 - R >= 0 && l.y0 + Rows + R <= in.height;
   VP_UNROLL
   for (int i = 0; i < Rows + 2 * R; ++i) {
     const int y = rowsInside ? l.y0 - R + i : extendIndex(l.y0 - R + i, in.height, border);
-    px[i] = (x >= 0 && y >= 0) ? tiles::loadPixel(in, x, y) : 0u;
+    ((px[i] = (xs[C] >= 0 && y >= 0) ? tiles::loadPixel(in, xs[C], y) : 0u), ...);
   }
+}
+}  // namespace detail
+
+// The samples of a lane's columns l.x, l.x + 1, ... through the border, one array of Rows + 2R
+// each (Lane: StripLane or a layout like it, with the lane's first column x and the strip's
+// first output row y0): the c-th array's [i] is pixel (extX(l.x + c), extY(l.y0 - R + i)), 0
+// where the zero border applies. The loads go row by row, a row's columns in order; every load
+// is issued before any is used.
+template <int R, int Rows, class Lane, class... Column>
+__host__ __device__ inline void laneSamples(ConstRgbaView in, BorderMode border, const Lane& l,
+                                            Column&... px) {
+  static_assert((std::is_same_v<Column, uint32_t[Rows + 2 * R]> && ...), "Rows + 2R samples a column");
+  detail::laneSamples<R, Rows>(in, border, l, std::make_integer_sequence<int, sizeof...(Column)>{}, px...);
+}
+
+// The lane's column samples: laneSamples of its one column.
+template <int R, int Rows>
+__host__ __device__ inline void stripSamples(ConstRgbaView in, BorderMode border, const StripLane<R, Rows>& l,
+                                             uint32_t (&px)[Rows + 2 * R]) {
+  laneSamples<R, Rows>(in, border, l, px);
 }
 
 }  // namespace vp

@@ -2,10 +2,8 @@
 // warp shuffles, one instantiation per radius 1..kMaxStripGaussRadius, and its launcher.
 #include "gpu/cuda/launch.cuh"
 #include "gpu/cuda/warp_reduce.cuh"  // kFullWarp
+#include "gpu/filters/common/radius_dispatch.h"
 #include "gpu/filters/gauss/gauss_strips.h"
-
-#include <stdexcept>
-#include <string>
 
 namespace vp::gauss {
 namespace {
@@ -50,16 +48,9 @@ void launchR(ConstRgbaView in, RgbaView out, BorderMode border, const GaussTaps&
 
 void launchStrips(ConstRgbaView in, RgbaView out, BorderMode border, const GaussTaps& rowTaps,
                   const GaussTaps& columnTaps, cudaStream_t stream) {
-  static_assert(kMaxStripGaussRadius == 2, "instantiate the strip kernel up to kMaxStripGaussRadius");
-  switch (rowTaps.radius) {
-    case 1:
-      return launchR<1>(in, out, border, rowTaps, columnTaps, stream);
-    case 2:
-      return launchR<2>(in, out, border, rowTaps, columnTaps, stream);
-    default:
-      throw std::invalid_argument("gauss strip path: radius " + std::to_string(rowTaps.radius) +
-                                  " outside 1.." + std::to_string(kMaxStripGaussRadius));
-  }
+  withRadius<1, kMaxStripGaussRadius>(rowTaps.radius, "gauss strip path", [&](auto R) {
+    launchR<decltype(R)::value>(in, out, border, rowTaps, columnTaps, stream);
+  });
 }
 
 }  // namespace vp::gauss

@@ -7,14 +7,13 @@
 // for each pair of adjacent columns, split by the parity of the first column so that a
 // warp's reads are consecutive words (no bank conflicts).
 #include "gpu/cuda/cuda_check.h"
+#include "gpu/filters/common/radius_dispatch.h"
 #include "gpu/filters/common/view_checks.h"
 #include "gpu/filters/median/median_kernels.h"
 #include "gpu/filters/median/median_select.h"
+#include "gpu/filters/median/median_strips.h"  // storePair
 
 #include <cuda_runtime.h>
-
-#include <stdexcept>
-#include <string>
 
 namespace vp::median {
 namespace {
@@ -109,12 +108,7 @@ __global__ void __launch_bounds__(kNetThreadsX* kNetThreadsY)
   for (int j = 0; j < 2; ++j) {
     const int y = y0 + ty + j;
     if (y >= h) break;
-    const uint32_t* src = reinterpret_cast<const uint32_t*>(in.row(y)) + x;
-    uint32_t* dst = reinterpret_cast<uint32_t*>(out.row(y)) + x;
-    // [R, G] of both columns, then [B, alpha of the input pixel] for each.
-    const uint32_t rg = __byte_perm(m[0][j], m[1][j], 0x6240u);
-    dst[0] = __byte_perm(rg, __byte_perm(m[2][j], __ldg(src), 0x0070u), 0x5410u);
-    if (x + 1 < w) dst[1] = __byte_perm(rg, __byte_perm(m[2][j], __ldg(src + 1), 0x0072u), 0x5432u);
+    storePair(out, w, x, y, m[0][j], m[1][j], m[2][j], [&](int k) { return loadPixel(in, x + k, y); });
   }
 }
 
@@ -134,17 +128,9 @@ void launchR(ConstRgbaView in, RgbaView out, BorderMode border, bool together, c
 
 void launchNetwork(ConstRgbaView in, RgbaView out, int r, BorderMode border, bool channelsTogether,
                    cudaStream_t stream) {
-  static_assert(kMaxNetworkRadius == 3, "instantiate the network kernels up to kMaxNetworkRadius");
-  switch (r) {
-    case 1:
-      return launchR<1>(in, out, border, channelsTogether, stream);
-    case 2:
-      return launchR<2>(in, out, border, channelsTogether, stream);
-    case 3:
-      return launchR<3>(in, out, border, channelsTogether, stream);
-    default:
-      throw std::invalid_argument("median network: radius " + std::to_string(r) + " outside 1..3");
-  }
+  withRadius<1, kMaxNetworkRadius>(r, "median network", [&](auto R) {
+    launchR<decltype(R)::value>(in, out, border, channelsTogether, stream);
+  });
 }
 
 }  // namespace vp::median

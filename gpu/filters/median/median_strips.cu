@@ -2,11 +2,9 @@
 // warp shuffles, one instantiation per radius 1..kMaxStripMedianRadius, and its launcher.
 #include "gpu/cuda/launch.cuh"
 #include "gpu/cuda/warp_reduce.cuh"  // kFullWarp
+#include "gpu/filters/common/radius_dispatch.h"
 #include "gpu/filters/median/median_kernels.h"
 #include "gpu/filters/median/median_strips.h"
-
-#include <stdexcept>
-#include <string>
 
 namespace vp::median {
 namespace {
@@ -56,14 +54,8 @@ void launchR(ConstRgbaView in, RgbaView out, BorderMode border, cudaStream_t str
 }  // namespace
 
 void launchStrips(ConstRgbaView in, RgbaView out, int r, BorderMode border, cudaStream_t stream) {
-  static_assert(kMaxStripMedianRadius == 1, "instantiate the strip kernel up to kMaxStripMedianRadius");
-  switch (r) {
-    case 1:
-      return launchR<1>(in, out, border, stream);
-    default:
-      throw std::invalid_argument("median strips: radius " + std::to_string(r) + " outside 1.." +
-                                  std::to_string(kMaxStripMedianRadius));
-  }
+  withRadius<1, kMaxStripMedianRadius>(r, "median strips",
+                                       [&](auto R) { launchR<decltype(R)::value>(in, out, border, stream); });
 }
 
 }  // namespace vp::median

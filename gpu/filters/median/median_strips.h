@@ -55,14 +55,7 @@ struct PairSamples {
 template <int R>
 __host__ __device__ inline void pairSamples(ConstRgbaView in, BorderMode border, const PairStripLane& l,
                                             PairSamples<R>& s) {
-  const int x0 = extendIndex(l.x, in.width, border), x1 = extendIndex(l.x + 1, in.width, border);
-  const bool rowsInside = l.y0 - R >= 0 && l.y0 + kStripRows + R <= in.height;
-  VP_UNROLL
-  for (int i = 0; i < kMedianStripSamples<R>; ++i) {
-    const int y = rowsInside ? l.y0 - R + i : extendIndex(l.y0 - R + i, in.height, border);
-    s.p0[i] = (x0 >= 0 && y >= 0) ? tiles::loadPixel(in, x0, y) : 0u;  // < 0: the zero border
-    s.p1[i] = (x1 >= 0 && y >= 0) ? tiles::loadPixel(in, x1, y) : 0u;
-  }
+  laneSamples<R, kStripRows>(in, border, l, s.p0, s.p1);
 }
 
 // The window word at column offset D (-2..2) from the lane pair words of the left, own and
@@ -92,13 +85,21 @@ __host__ __device__ __forceinline__ void pairQuad(const uint32_t (&left)[N], con
       m0, m1);
 }
 
-// The output pixels x, x + 1 of one row from the channels' medians (lanes of the two
-// columns) and the input's pixels there (their alpha); the second only when x + 1 < width.
+// The output pixels x, x + 1 of row y from the channels' medians (lanes of the two columns)
+// and the input's pixels there (their alpha): input(k) is the input pixel x + k. The second
+// pixel is read and stored only when x + 1 < width, the frame's (input and output alike).
+template <class Input>
+__host__ __device__ inline void storePair(RgbaView out, int width, int x, int y, uint32_t mr, uint32_t mg,
+                                          uint32_t mb, const Input& input) {
+  const uint32_t rg = bytePerm(mr, mg, 0x6240u);  // R, G of x; R, G of x + 1
+  tiles::storePixel(out, x, y, bytePerm(rg, bytePerm(mb, input(0), 0x0070u), 0x5410u));
+  if (x + 1 < width) tiles::storePixel(out, x + 1, y, bytePerm(rg, bytePerm(mb, input(1), 0x0072u), 0x5432u));
+}
+
+// The same with the input pixels at hand.
 __host__ __device__ inline void storePair(RgbaView out, int x, int y, uint32_t mr, uint32_t mg, uint32_t mb,
                                           uint32_t in0, uint32_t in1) {
-  const uint32_t rg = bytePerm(mr, mg, 0x6240u);  // R, G of x; R, G of x + 1
-  tiles::storePixel(out, x, y, bytePerm(rg, bytePerm(mb, in0, 0x0070u), 0x5410u));
-  if (x + 1 < out.width) tiles::storePixel(out, x + 1, y, bytePerm(rg, bytePerm(mb, in1, 0x0072u), 0x5432u));
+  storePair(out, out.width, x, y, mr, mg, mb, [=](int k) { return k == 0 ? in0 : in1; });
 }
 
 }  // namespace vp::median

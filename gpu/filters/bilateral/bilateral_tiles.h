@@ -94,7 +94,7 @@ __host__ __device__ inline float4 sampleOf(uint32_t word) {
 // the high table. Thread t owns slot t % kStageCols of rows t / kStageCols + i
 // kStageRowsPerPass, so its column and that column's border extension are computed once;
 // its pixels are all loaded before any is stored, so their global-memory latencies
-// overlap (one load in flight at a time held the block for ~12% of its time).
+// overlap instead of adding up.
 template <int R, int K>
 __host__ __device__ inline void bilateralStage(const BilateralBlock<R, K>& b, ConstRgbaView in,
                                                BorderMode border, const Tables& tab, int t) {

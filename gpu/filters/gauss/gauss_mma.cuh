@@ -190,7 +190,7 @@ __device__ inline void columns(unsigned char* smem, const MmaLayout& l, int x0, 
 
 // Phase 4: the output planes as RGBA pixels, 4 a thread and item, alpha from the input. A
 // thread's alpha loads are all issued before its first store, so their latencies overlap
-// (one at a time, the load before each store held 11 % of the stall samples at sigma 1).
+// instead of adding up.
 __device__ inline void write(const unsigned char* smem, const MmaLayout& l, ConstRgbaView in, RgbaView out,
                              bool vectors, int x0, int y0, int t) {
   constexpr int kGroups = kMmaCols / 4, kItems = kMmaTileRows * kGroups / kMmaThreads;

@@ -73,8 +73,8 @@ void BM_BilateralGpuColumns(benchmark::State& state) {
 }
 BENCHMARK(BM_BilateralGpuColumns)
     ->ArgNames({"w", "h", "r", "cols"})
-    ->ArgsProduct({{1920}, {1080}, {1, 3, 5, 7, 10, 15}, {4, 8}})
-    ->ArgsProduct({{3840}, {2160}, {5}, {4, 8}})
+    ->ArgsProduct({{1920}, {1080}, {1, 2, 3, 5, 7, 10, 11, 12, 13, 14, 15}, {4, 8}})
+    ->ArgsProduct({{3840}, {2160}, {5, 15}, {4, 8}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

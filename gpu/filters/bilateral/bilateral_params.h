@@ -24,10 +24,10 @@ struct BilateralParams {
 
 // Output columns one GPU thread computes (bilateral.h): the kernels exist for these.
 constexpr int kBilateralColumnChoices[] = {4, 8};
-// The launcher's choice at radius r: 8 (a staged sample loaded once serves up to 8 windows,
-// which keeps the shared-memory pipe below the issue rate), 4 at r = 1, where the tables
-// and staging weigh more than the taps (H100, BM_BilateralGpuColumns: 31.9 against 39.3 us
-// at 1080p; r = 3 80.0 against 80.5, r = 5 156 against 151).
-constexpr int selectBilateralColumns(int r) { return r <= 1 ? 4 : 8; }
+// The launcher's choice at radius r (BM_BilateralGpuColumns, docs/design/bilateral.md): 8 (a
+// staged sample loaded once serves up to 8 windows); 4 at r = 1, where staging and the table
+// weigh more than the taps, and from r = 12, where K = 4's smaller tile fits more blocks an SM
+// (3 against 2 at r = 12, 2 against 1 at r = 15) and that outweighs its extra sample loads.
+constexpr int selectBilateralColumns(int r) { return r <= 1 || r >= 12 ? 4 : 8; }
 
 }  // namespace vp

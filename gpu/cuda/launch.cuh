@@ -1,5 +1,8 @@
 // Kernel launch helpers: programmatic dependent launch (sm_90) and a checked
-// cudaLaunchKernelEx. Used by the box blur's and the Gaussian's kernels.
+// cudaLaunchKernelEx. The filters' kernels begin with waitForPriorGrid() and
+// releaseNextGrid() and are launched with the attribute where the device has it, so a
+// kernel is scheduled while the one before it on the stream (the previous chain element or
+// the previous frame's) drains, and touches no memory before that one has finished.
 #pragma once
 
 #include "gpu/cuda/cuda_check.h"
@@ -23,6 +26,15 @@ __device__ __forceinline__ void releaseNextGrid() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("griddepcontrol.launch_dependents;");  // the next grid may be scheduled now
 #endif
+}
+
+// Whether the current device has programmatic dependent launch (sm_90 on). The runtime
+// answers attribute queries from its cache: cheap enough for every launch.
+inline bool pdlAvailable() {
+  int device = 0, major = 0;
+  VP_CUDA_CHECK(cudaGetDevice(&device));
+  VP_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  return major >= 9;
 }
 
 // cudaLaunchKernelEx, with the programmatic-serialization attribute when `pdl`; checks the launch.

@@ -31,6 +31,8 @@ constexpr int blocksPerSm() {
 template <int R, int K>
 __global__ void __launch_bounds__(kThreads, blocksPerSm<R, K>())
     bilateralKernel(ConstRgbaView in, RgbaView out, BorderMode border, const __grid_constant__ Tables tab) {
+  waitForPriorGrid();  // programmatic dependent launch (launch.cuh): before any memory access
+  releaseNextGrid();
   extern __shared__ float4 bilateralSmem[];
   const BilateralBlock<R, K> b(bilateralSmem, int(blockIdx.x), int(blockIdx.y));
   bilateralStage(b, in, border, tab, int(threadIdx.x));
@@ -81,7 +83,7 @@ void launch(ConstRgbaView in, RgbaView out, const BilateralParams& p, int column
   const int tileCols = kThreadCols * columns;
   const dim3 grid((in.width + tileCols - 1) / tileCols, (in.height + kThreadRows - 1) / kThreadRows);
   const auto [kernel, bytes] = kernelFor(p.radius, columnVariant(columns));
-  launchKernel(kernel, grid, dim3(kThreads), bytes, stream, false, in, out, p.border, makeTables(p));
+  launchKernel(kernel, grid, dim3(kThreads), bytes, stream, pdlAvailable(), in, out, p.border, makeTables(p));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Sobel edges on CUDA (edges.h): the kernel, the per-lane stages of edges_tiles.h joined by
 // warp shuffles, and its launcher.
 #include "gpu/cuda/cuda_check.h"
+#include "gpu/cuda/launch.cuh"
 #include "gpu/cuda/warp_reduce.cuh"  // kFullWarp
 #include "gpu/filters/edges/edges.h"
 #include "gpu/filters/edges/edges_math.h"
@@ -13,6 +14,8 @@ namespace {
 
 __global__ void __launch_bounds__(kStripThreads)
     edgesKernel(ConstRgbaView in, RgbaView out, EdgesParams params) {
+  waitForPriorGrid();  // programmatic dependent launch (launch.cuh): before any memory access
+  releaseNextGrid();
   const edges::Lane l(int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));
   if (!l.warpHasWork(in.width)) return;  // the whole warp: its shuffles need no absent lane
   edges::Column c;
@@ -36,8 +39,7 @@ __global__ void __launch_bounds__(kStripThreads)
 void edgesGpu(ConstRgbaView in, RgbaView out, const EdgesParams& params, cudaStream_t stream) {
   if (!edges::checkEdgesArgs(in, out, params, "edgesGpu")) return;
   const dim3 grid(stripBlocksAcross<1>(in.width), stripBlocksDown(in.height));
-  edgesKernel<<<grid, kStripThreads, 0, stream>>>(in, out, params);
-  VP_CUDA_CHECK_LAUNCH();
+  launchKernel(edgesKernel, grid, dim3(kStripThreads), 0, stream, pdlAvailable(), in, out, params);
 }
 
 }  // namespace vp

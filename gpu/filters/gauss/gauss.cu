@@ -25,6 +25,8 @@ namespace {
 __global__ void __launch_bounds__(kThreads)
     fusedKernel(ConstRgbaView in, RgbaView out, BorderMode border, const __grid_constant__ GaussTaps rowTaps,
                 const __grid_constant__ GaussTaps columnTaps) {
+  waitForPriorGrid();  // programmatic dependent launch (launch.cuh): before any memory access
+  releaseNextGrid();
   extern __shared__ uint4 fusedSmem[];
   const FusedBlock b(fusedSmem, FusedLayout(rowTaps.radius), int(blockIdx.x), int(blockIdx.y));
   fusedStage(b, in, border, int(threadIdx.x));
@@ -40,6 +42,8 @@ __global__ void __launch_bounds__(kThreads)
 template <int Steps>
 __global__ void __launch_bounds__(kMmaThreads, Steps == 1 ? 4 : 3)
     mmaKernel(ConstRgbaView in, RgbaView out, BorderMode border, const __grid_constant__ MmaTaps taps, bool vectors) {
+  waitForPriorGrid();  // programmatic dependent launch (launch.cuh): before any memory access
+  releaseNextGrid();
   extern __shared__ uint4 mmaSmem[];
   mma::blurTile<Steps>(reinterpret_cast<unsigned char*>(mmaSmem), in, out, border, taps, vectors,
                        int(blockIdx.x) * kMmaCols, int(blockIdx.y) * MmaLayout(taps.radius).tileRows, int(threadIdx.x));
@@ -49,6 +53,7 @@ __global__ void __launch_bounds__(kMmaThreads, Steps == 1 ? 4 : 3)
 __global__ void __launch_bounds__(kThreads)
     rowKernel(ConstRgbaView in, ImageView<ushort4> sums, BorderMode border, int tileRows,
               const __grid_constant__ GaussTaps taps) {
+  waitForPriorGrid();  // as every filter kernel (launch.cuh)
   releaseNextGrid();  // the column kernel may be scheduled now; it waits for this grid to finish
   extern __shared__ uint4 rowSmem[];
   const RowBlock b(rowSmem, RowLayout(taps.radius, tileRows), int(blockIdx.x), int(blockIdx.y));
@@ -85,22 +90,23 @@ size_t prepareKernels(size_t sharedOptin) {
   return usable;
 }
 
-void launchMma(ConstRgbaView in, RgbaView out, BorderMode border, const MmaTaps& taps, cudaStream_t stream) {
+void launchMma(ConstRgbaView in, RgbaView out, BorderMode border, const MmaTaps& taps, bool pdl,
+               cudaStream_t stream) {
   const MmaLayout layout(taps.radius);
   const dim3 grid(blocks(in.width, kMmaCols), blocks(in.height, layout.tileRows));
   // 4 pixels as one 16-byte load or store where every group of 4 starts on a 16-byte boundary.
   const auto aligned = [](const void* p, size_t pitch) { return reinterpret_cast<uintptr_t>(p) % 16 == 0 && pitch % 16 == 0; };
   const bool vectors = aligned(in.data, in.pitch) && aligned(out.data, out.pitch);
-  launchKernel(layout.steps == 1 ? mmaKernel<1> : mmaKernel<2>, grid, dim3(kMmaThreads), layout.bytes(), stream,
-               false, in, out, border, taps, vectors);
+  launchKernel(layout.steps == 1 ? mmaKernel<1> : mmaKernel<2>, grid, dim3(kMmaThreads), layout.bytes(),
+               stream, pdl, in, out, border, taps, vectors);
 }
 
 void launchFused(ConstRgbaView in, RgbaView out, BorderMode border, const GaussTaps& rowTaps,
-                 const GaussTaps& columnTaps, cudaStream_t stream) {
+                 const GaussTaps& columnTaps, bool pdl, cudaStream_t stream) {
   const FusedLayout layout(rowTaps.radius);
   const dim3 grid(blocks(in.width, kFusedCols), blocks(in.height, layout.tileRows));
-  launchKernel(fusedKernel, grid, dim3(kThreads), layout.bytes(), stream, false, in, out,
-               border, rowTaps, columnTaps);
+  launchKernel(fusedKernel, grid, dim3(kThreads), layout.bytes(), stream, pdl, in, out, border, rowTaps,
+               columnTaps);
 }
 
 void launchTwoPass(ConstRgbaView in, RgbaView out, ImageView<ushort4> sums, BorderMode border,
@@ -108,7 +114,7 @@ void launchTwoPass(ConstRgbaView in, RgbaView out, ImageView<ushort4> sums, Bord
                    cudaStream_t stream) {
   const int tileRows = rowTileRows(rowTaps.radius, sharedOptin);
   launchKernel(rowKernel, dim3(blocks(in.width, kRowCols), blocks(in.height, tileRows)), dim3(kThreads),
-               RowLayout(rowTaps.radius, tileRows).bytes(), stream, false, in, sums, border, tileRows, rowTaps);
+               RowLayout(rowTaps.radius, tileRows).bytes(), stream, pdl, in, sums, border, tileRows, rowTaps);
   const ImageView<const ushort4> rowSums = sums;
   launchKernel(columnKernel, dim3(blocks(in.width, kColumnCols), blocks(in.height, kColumnRows)), dim3(kThreads),
                0, stream, pdl, rowSums, out, border, columnTaps);
@@ -175,16 +181,16 @@ void run(ConstRgbaView in, RgbaView out, const GaussParams& params, const GaussP
   GaussWorkspaceAccess::updateTaps(ws, params.sigma);
   const GaussTaps& rowTaps = GaussWorkspaceAccess::rowTaps(ws);
   const GaussTaps& columnTaps = GaussWorkspaceAccess::columnTaps(ws);
+  const bool pdl = GaussWorkspaceAccess::pdl(ws);
   if (path == GaussPath::Strips) {
-    gauss::launchStrips(in, out, params.border, rowTaps, columnTaps, stream);
+    gauss::launchStrips(in, out, params.border, rowTaps, columnTaps, pdl, stream);
   } else if (path == GaussPath::Mma) {
-    gauss::launchMma(in, out, params.border, GaussWorkspaceAccess::mmaTaps(ws), stream);
+    gauss::launchMma(in, out, params.border, GaussWorkspaceAccess::mmaTaps(ws), pdl, stream);
   } else if (path == GaussPath::Fused) {
-    gauss::launchFused(in, out, params.border, rowTaps, columnTaps, stream);
+    gauss::launchFused(in, out, params.border, rowTaps, columnTaps, pdl, stream);
   } else {
     const ImageView<ushort4> sums = GaussWorkspaceAccess::sums(ws, in.width, in.height);
-    gauss::launchTwoPass(in, out, sums, params.border, rowTaps, columnTaps, optin, GaussWorkspaceAccess::pdl(ws),
-                         stream);
+    gauss::launchTwoPass(in, out, sums, params.border, rowTaps, columnTaps, optin, pdl, stream);
   }
 }
 

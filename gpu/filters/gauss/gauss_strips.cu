@@ -12,6 +12,8 @@ template <int R>
 __global__ void __launch_bounds__(kStripThreads)
     stripKernel(ConstRgbaView in, RgbaView out, BorderMode border, const __grid_constant__ GaussTaps rowTaps,
                 const __grid_constant__ GaussTaps columnTaps) {
+  waitForPriorGrid();  // programmatic dependent launch (launch.cuh): before any memory access
+  releaseNextGrid();
   const GaussStripLane<R> l(int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));
   if (!l.warpHasWork(in.width)) return;  // the whole warp: its shuffles need no absent lane
   uint32_t px[kGaussStripSamples<R>];
@@ -38,18 +40,18 @@ __global__ void __launch_bounds__(kStripThreads)
 
 template <int R>
 void launchR(ConstRgbaView in, RgbaView out, BorderMode border, const GaussTaps& rowTaps,
-             const GaussTaps& columnTaps, cudaStream_t stream) {
+             const GaussTaps& columnTaps, bool pdl, cudaStream_t stream) {
   const dim3 grid(stripBlocksAcross<R>(in.width), stripBlocksDown(in.height, kGaussStripRows));
-  launchKernel(stripKernel<R>, grid, dim3(kStripThreads), 0, stream, false, in, out, border, rowTaps,
+  launchKernel(stripKernel<R>, grid, dim3(kStripThreads), 0, stream, pdl, in, out, border, rowTaps,
                columnTaps);
 }
 
 }  // namespace
 
 void launchStrips(ConstRgbaView in, RgbaView out, BorderMode border, const GaussTaps& rowTaps,
-                  const GaussTaps& columnTaps, cudaStream_t stream) {
+                  const GaussTaps& columnTaps, bool pdl, cudaStream_t stream) {
   withRadius<1, kMaxStripGaussRadius>(rowTaps.radius, "gauss strip path", [&](auto R) {
-    launchR<decltype(R)::value>(in, out, border, rowTaps, columnTaps, stream);
+    launchR<decltype(R)::value>(in, out, border, rowTaps, columnTaps, pdl, stream);
   });
 }
 

@@ -76,6 +76,6 @@ __host__ __device__ inline uint32_t stripOutput(const RowSums (&h)[N], int c, ui
 
 // The strip kernel for radius 1..kMaxStripGaussRadius (gauss_params.h).
 void launchStrips(ConstRgbaView in, RgbaView out, BorderMode border, const GaussTaps& rowTaps,
-                  const GaussTaps& columnTaps, cudaStream_t stream);
+                  const GaussTaps& columnTaps, bool pdl, cudaStream_t stream);
 
 }  // namespace vp::gauss

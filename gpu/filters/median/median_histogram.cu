@@ -22,6 +22,7 @@
 // cache, border-extended per axis; each warp stores its channel's bytes (and the R warp
 // the input's alpha).
 #include "gpu/cuda/cuda_check.h"
+#include "gpu/cuda/launch.cuh"
 #include "gpu/filters/common/view_checks.h"
 #include "gpu/filters/median/median_kernels.h"
 
@@ -132,6 +133,8 @@ struct SourceRow {
 template <bool kWide, bool kAtomic>
 __global__ void __launch_bounds__(kHistThreads)
     medianHistogramKernel(ConstRgbaView in, RgbaView out, int r, BorderMode border, int rowsPerSegment) {
+  waitForPriorGrid();  // programmatic dependent launch (launch.cuh): before any memory access
+  releaseNextGrid();
   using C = Counters<kWide>;
   extern __shared__ uint32_t smem[];
   const int lane = int(threadIdx.x), channel = int(threadIdx.y);
@@ -185,9 +188,8 @@ void launchVariant(ConstRgbaView in, RgbaView out, int r, BorderMode border, int
   const dim3 block(kHistColumns, 3);
   const dim3 grid(unsigned((in.width + kHistColumns - 1) / kHistColumns),
                   unsigned((in.height + rowsPerSegment - 1) / rowsPerSegment));
-  medianHistogramKernel<kWide, kAtomic>
-      <<<grid, block, histogramSmemBytes(kWide), stream>>>(in, out, r, border, rowsPerSegment);
-  VP_CUDA_CHECK_LAUNCH();
+  launchKernel(medianHistogramKernel<kWide, kAtomic>, grid, block, histogramSmemBytes(kWide), stream,
+               pdlAvailable(), in, out, r, border, rowsPerSegment);
 }
 
 template <bool kWide, bool kAtomic>

@@ -7,6 +7,7 @@
 // for each pair of adjacent columns, split by the parity of the first column so that a
 // warp's reads are consecutive words (no bank conflicts).
 #include "gpu/cuda/cuda_check.h"
+#include "gpu/cuda/launch.cuh"
 #include "gpu/filters/common/radius_dispatch.h"
 #include "gpu/filters/common/view_checks.h"
 #include "gpu/filters/median/median_kernels.h"
@@ -59,6 +60,8 @@ __device__ __forceinline__ uint32_t loadPixel(ConstRgbaView in, int x, int y) {
 template <int R, bool kTogether>
 __global__ void __launch_bounds__(kNetThreadsX* kNetThreadsY)
     medianNetworkKernel(ConstRgbaView in, RgbaView out, BorderMode border) {
+  waitForPriorGrid();  // programmatic dependent launch (launch.cuh): before any memory access
+  releaseNextGrid();
   using S = NetShape<R>;
   __shared__ uint32_t tile[3 * S::kPlaneWords];
   const int w = in.width, h = in.height;
@@ -117,11 +120,8 @@ void launchR(ConstRgbaView in, RgbaView out, BorderMode border, bool together, c
   const dim3 block(kNetThreadsX, kNetThreadsY);
   const dim3 grid(unsigned((in.width + kNetTileW - 1) / kNetTileW),
                   unsigned((in.height + kNetTileH - 1) / kNetTileH));
-  if (together)
-    medianNetworkKernel<R, true><<<grid, block, 0, stream>>>(in, out, border);
-  else
-    medianNetworkKernel<R, false><<<grid, block, 0, stream>>>(in, out, border);
-  VP_CUDA_CHECK_LAUNCH();
+  launchKernel(together ? medianNetworkKernel<R, true> : medianNetworkKernel<R, false>, grid, block, 0,
+               stream, pdlAvailable(), in, out, border);
 }
 
 }  // namespace

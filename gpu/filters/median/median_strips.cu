@@ -12,6 +12,8 @@ namespace {
 template <int R>
 __global__ void __launch_bounds__(kStripThreads)
     stripMedianKernel(ConstRgbaView in, RgbaView out, BorderMode border) {
+  waitForPriorGrid();  // programmatic dependent launch (launch.cuh): before any memory access
+  releaseNextGrid();
   constexpr int N = kMedianStripSamples<R>;
   const PairStripLane l(int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));
   if (!l.warpHasWork(in.width)) return;  // the whole warp: its shuffles need no absent lane
@@ -48,7 +50,7 @@ __global__ void __launch_bounds__(kStripThreads)
 template <int R>
 void launchR(ConstRgbaView in, RgbaView out, BorderMode border, cudaStream_t stream) {
   const dim3 grid(pairStripBlocksAcross(in.width), stripBlocksDown(in.height));
-  launchKernel(stripMedianKernel<R>, grid, dim3(kStripThreads), 0, stream, false, in, out, border);
+  launchKernel(stripMedianKernel<R>, grid, dim3(kStripThreads), 0, stream, pdlAvailable(), in, out, border);
 }
 
 }  // namespace

@@ -93,6 +93,16 @@ TEST(EdgesMath, RoundedSquareRootIsExact) {
   EXPECT_EQ(edges::sobelMagnitude(3, 4), 5u);
 }
 
+// The overlay compares the squared magnitude with overlaySquare(t) instead of taking the root.
+TEST(EdgesMath, OverlaySquareIsTheRoundedRootsThreshold) {
+  for (int t = 0; t <= kMaxEdgesThreshold; ++t) {
+    const uint32_t least = edges::overlaySquare(t);
+    ASSERT_LE(least, 65280u) << t;
+    ASSERT_GE(edges::roundSqrt65280(least), uint32_t(t)) << t;
+    if (least > 0) ASSERT_LT(edges::roundSqrt65280(least - 1), uint32_t(t)) << t;  // the root never falls
+  }
+}
+
 const std::vector<std::pair<int, int>> kOddSizes = {{1, 1}, {2, 3}, {3, 2}, {17, 9}, {33, 1}, {1, 33}, {64, 48}, {97, 61}};
 const std::vector<EdgesParams> kSettings = {{80, false}, {0, true}, {1, true}, {40, true}, {80, true}, {255, true}};
 
@@ -132,7 +142,7 @@ HostImage edgesTilesOnHost(const HostImage& in, const EdgesParams& p) {
   const int w = in.width(), h = in.height();
   HostImage out(w, h);
   test::poison(out);
-  test::runStripsOnHost<1>(
+  test::runStripsOnHost<1, edges::kRows>(
       w, h,
       [&](const edges::Lane& l) {
         edges::Column c;

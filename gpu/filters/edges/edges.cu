@@ -38,7 +38,7 @@ __global__ void __launch_bounds__(kStripThreads)
 
 void edgesGpu(ConstRgbaView in, RgbaView out, const EdgesParams& params, cudaStream_t stream) {
   if (!edges::checkEdgesArgs(in, out, params, "edgesGpu")) return;
-  const dim3 grid(stripBlocksAcross<1>(in.width), stripBlocksDown(in.height));
+  const dim3 grid(stripBlocksAcross<1>(in.width), stripBlocksDown(in.height, edges::kRows));
   launchKernel(edgesKernel, grid, dim3(kStripThreads), 0, stream, pdlAvailable(), in, out, params);
 }
 

@@ -21,8 +21,8 @@
 namespace vp::edges {
 
 // The warp-strip layout at radius 1 (common/warp_strip.h): 30 output columns a warp.
-using Lane = StripLane<1>;
 constexpr int kRows = kStripRows;
+using Lane = StripLane<1, kRows>;
 
 __host__ __device__ inline int clampTo(int v, int n) { return v < 0 ? 0 : (v >= n ? n - 1 : v); }
 
@@ -55,7 +55,7 @@ VP_UNROLL
 // + 2 diff(x) + diff(x+1), the definition of edges.h regrouped (integers: exact).
 __host__ __device__ inline uint32_t stripOutput(int smoothL, int smoothR, int diffL, int diffC, int diffR,
                                                 uint32_t pixel, const EdgesParams& params) {
-  return edgePixel(sobelMagnitude(smoothR - smoothL, diffL + 2 * diffC + diffR), pixel, params);
+  return edgePixel(sobelSquare(smoothR - smoothL, diffL + 2 * diffC + diffR), pixel, params);
 }
 
 }  // namespace vp::edges

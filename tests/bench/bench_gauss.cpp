@@ -74,8 +74,8 @@ BENCHMARK(BM_GaussGpuPath)
     ->ArgsProduct({{3840}, {2160}, {10, 20, 40, 53}, {0, 1, 2}})
     ->ArgsProduct({{1920}, {1080}, {60, 80}, {0, 2}})
     ->ArgsProduct({{3840}, {2160}, {60, 80}, {0, 2}})
-    ->ArgsProduct({{1920}, {1080}, {3, 5}, {0, 3}})  // strips against the tensor cores at R = 1, 2
-    ->ArgsProduct({{3840}, {2160}, {3, 5}, {0, 3}})
+    ->ArgsProduct({{1920}, {1080}, {3, 5, 10}, {0, 3}})  // strips against the tensor cores at R = 1..3
+    ->ArgsProduct({{3840}, {2160}, {3, 5, 10}, {0, 3}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

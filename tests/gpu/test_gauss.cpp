@@ -36,7 +36,7 @@ namespace vp {
 namespace {
 
 using test::kBorderModes;
-const std::vector<double> kSigmas = {0.3, 0.5, 1, 2.7, 5, 12.3, 50};
+const std::vector<double> kSigmas = {0.3, 0.5, 1, 1.3, 2.7, 5, 12.3, 50};
 
 std::string describe(int w, int h, const std::string& image, const GaussParams& p) {
   return std::to_string(w) + "x" + std::to_string(h) + " " + image + " sigma=" + std::to_string(p.sigma) + " " +
@@ -353,16 +353,63 @@ HostImage stripsOnHost(const HostImage& in, const GaussParams& p) {
   return out;
 }
 
+// The wide strips (two columns a lane, R >= kMinWideStripGaussRadius) likewise: each lane's
+// row words gathered from lanes l - 2 .. l + 2 as the kernel's shuffles gather them.
+template <int R>
+HostImage wideStripsOnHost(const HostImage& in, const GaussParams& p) {
+  const GaussTaps rowTaps = makeGaussTaps(p.sigma, kGaussRowBits);
+  const GaussTaps columnTaps = makeGaussTaps(p.sigma, kGaussColumnBits);
+  using Lane = gauss::GaussWideLane;
+  constexpr int N = gauss::kGaussStripSamples<R>;
+  struct Samples {
+    uint32_t p0[N], p1[N];
+  };
+  const int w = in.width(), h = in.height();
+  HostImage out(w, h);
+  test::poison(out);
+  test::runLanesOnHost<Lane>(
+      gauss::wideStripBlocksAcross(w), stripBlocksDown(h, gauss::kGaussStripRows), w,
+      [&](const Lane& l) {
+        Samples s;
+        laneSamples<R, gauss::kGaussStripRows>(in.cview(), p.border, l, s.p0, s.p1);
+        return s;
+      },
+      [w](const Lane& l) { return l.ownsColumns(w); },
+      [&](const Lane& l, const Samples* lanes) {
+        gauss::RowSums h0[N], h1[N];
+        for (int s = 0; s < N; ++s) {
+          uint32_t words[gauss::kWideRowWords];
+          for (int d = -2; d <= 2; ++d) {
+            words[4 + 2 * d] = lanes[d].p0[s];
+            words[5 + 2 * d] = lanes[d].p1[s];
+          }
+          uint32_t a[2 * R + 1], b[2 * R + 1];
+          gauss::wideWindow<R>(words, 0, a);
+          gauss::wideWindow<R>(words, 1, b);
+          h0[s] = gauss::stripRowSums<R>(a, rowTaps);
+          h1[s] = gauss::stripRowSums<R>(b, rowTaps);
+        }
+        for (int i = 0; i < gauss::kGaussStripRows && l.y0 + i < h; ++i) {
+          tiles::storePixel(out.view(), l.x, l.y0 + i, gauss::stripOutput<R>(h0, i + R, lanes[0].p0[i + R], columnTaps));
+          if (l.x + 1 < w)
+            tiles::storePixel(out.view(), l.x + 1, l.y0 + i,
+                              gauss::stripOutput<R>(h1, i + R, lanes[0].p1[i + R], columnTaps));
+        }
+      });
+  return out;
+}
+
 HostImage stripsOnHost(const HostImage& in, const GaussParams& p) {
+  static_assert(gauss::kMinWideStripGaussRadius == 3 && kMaxStripGaussRadius == 3, "every instantiated radius");
   switch (gaussRadius(p.sigma)) {
     case 1: return stripsOnHost<1>(in, p);
     case 2: return stripsOnHost<2>(in, p);
+    case 3: return wideStripsOnHost<3>(in, p);
     default: throw std::invalid_argument("no strip path at this sigma");
   }
 }
 
 TEST(GaussTilesOnHost, StripPathMatchesCpuTwin) {
-  static_assert(kMaxStripGaussRadius == 2, "emulate every instantiated radius");
   std::vector<std::pair<int, int>> sizes = kOnHostSizes;
   sizes.insert(sizes.end(), {{26, 16}, {27, 17}, {221, 33}, {333, 197}});
   for (auto [w, h] : sizes) {
@@ -370,7 +417,7 @@ TEST(GaussTilesOnHost, StripPathMatchesCpuTwin) {
     for (const char* image : {"random", "natural"}) {
       const HostImage in = makeCase(image, w, h, 31);
       for (BorderMode mode : kBorderModes)
-        for (double sigma : {0.3, 0.31, 0.34, 0.4, 0.5, 0.6, 0.66}) {
+        for (double sigma : {0.3, 0.31, 0.34, 0.4, 0.5, 0.6, 0.66, 0.67, 0.8, 0.9, 1.0}) {
           const GaussParams p{sigma, mode};
           ASSERT_LE(gaussRadius(sigma), kMaxStripGaussRadius);
           const test::ImageDiff d = test::compare(stripsOnHost(in, p), cpuGauss(in, p, scratch));
@@ -394,7 +441,7 @@ TEST(GaussTilesOnHost, StripPathAtTheLaneLimits) {
     }
   for (const HostImage* in : {&white, &checker})
     for (BorderMode mode : kBorderModes)
-      for (double sigma : {0.3, 0.5, 0.66}) {
+      for (double sigma : {0.3, 0.5, 0.66, 0.67, 1.0}) {
         const GaussParams p{sigma, mode};
         const test::ImageDiff d = test::compare(stripsOnHost(*in, p), cpuGauss(*in, p, scratch));
         ASSERT_EQ(d.differing, 0u) << describe(w, h, in == &white ? "white" : "checker", p) << ": " << d.first;
@@ -420,7 +467,7 @@ TEST(GaussPolicy, StripsThenTensorCoresUpToRadius24ThenFusedUpToRadius16WhereItF
   EXPECT_EQ(gauss::rowTileRows(kMaxGaussRadius, h200), 32);
   // A 64 KB device (Turing): no tensor-core path, the fused path only for small radii, fewer
   // rows per row block.
-  EXPECT_EQ(gauss::selectGaussPath(4, 64 * 1024, false), GaussPath::Fused);
+  EXPECT_EQ(gauss::selectGaussPath(kMaxStripGaussRadius + 1, 64 * 1024, false), GaussPath::Fused);
   EXPECT_EQ(gauss::selectGaussPath(16, 64 * 1024, false), GaussPath::TwoPass);
   EXPECT_FALSE(gauss::gaussPathRuns(GaussPath::Mma, 1, 64 * 1024, false));
   EXPECT_LE(gauss::RowLayout(kMaxGaussRadius, gauss::rowTileRows(kMaxGaussRadius, 64 * 1024)).bytes(),

@@ -21,7 +21,7 @@
 //
 // GPU (docs/design/gauss.md): the taps are computed on the host when sigma changes and
 // passed to the kernels by value (kernel parameters: no device buffer, no copy, no sync).
-// R <= 2: one kernel of warp strips, the window in registers (gauss_strips.h); up to
+// R <= 3: one kernel of warp strips, the window in registers (gauss_strips.h); up to
 // R = 24 on sm_80+: one kernel per 64x64 output tile on the tensor cores, each pass a
 // product of byte matrices (gauss_mma.h); without tensor cores, R <= 16: one fused kernel
 // per 64x32 or 64x64 tile on the integer units; larger R: a row kernel writing H (ushort4

@@ -69,16 +69,17 @@ enum class GaussPath : uint8_t {
   Mma,      // one kernel on the tensor cores (sm_80+, R <= 24): each pass as integer matrix products
   Fused,    // one kernel: a 64x32 or 64x64 output tile, its input and row sums in shared memory
   TwoPass,  // a row kernel writing uint16 row sums (8 bytes a pixel), then a column kernel
-  Strips,   // one kernel, R <= 2: warp strips, the window in registers, neighbours by shuffles
+  Strips,   // one kernel, R <= 3: warp strips, the window in registers, neighbours by shuffles
 };
 // Largest radius the tensor-core path runs: two k-steps of 32 samples cover 16 outputs and
 // their halo (R rounded up to 4) each side.
 constexpr int kMaxMmaGaussRadius = 24;
 // Largest radius the fused path runs (its halo is the radius rounded up to 4, each side).
 constexpr int kMaxFusedGaussRadius = 16;
-// Largest radius the strip path runs (an instantiation per radius), where it measured faster
-// than the tensor cores (sigma < 0.67; docs/design/gauss.md has the radii it lost at).
-constexpr int kMaxStripGaussRadius = 2;
+// Largest radius the strip path runs (an instantiation per radius; two columns a lane at
+// R = 3, gauss_strips.h), where it measured faster than the tensor cores (sigma <= 1;
+// docs/design/gauss.md has the radii it lost at).
+constexpr int kMaxStripGaussRadius = 3;
 // "mma", "fused", "two-pass", "strips": benchmark labels and test names.
 constexpr const char* gaussPathName(GaussPath path) {
   return path == GaussPath::Mma     ? "mma"

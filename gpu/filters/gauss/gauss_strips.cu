@@ -1,5 +1,6 @@
-// The Gaussian blur's strip path (gauss_strips.h): the kernel, the per-lane stages joined by
-// warp shuffles, one instantiation per radius 1..kMaxStripGaussRadius, and its launcher.
+// The Gaussian blur's strip path (gauss_strips.h): the kernels (one column a lane, two from
+// kMinWideStripGaussRadius), the per-lane stages joined by warp shuffles, one instantiation
+// per radius 1..kMaxStripGaussRadius, and the launcher.
 #include "gpu/cuda/launch.cuh"
 #include "gpu/cuda/warp_reduce.cuh"  // kFullWarp
 #include "gpu/filters/common/radius_dispatch.h"
@@ -39,11 +40,58 @@ __global__ void __launch_bounds__(kStripThreads)
 }
 
 template <int R>
+// 3 blocks an SM caps it at 80 registers (56 bytes spill at R = 3); at its own 128 (2 blocks)
+// it measured 22.7 µs against 16.6 (docs/design/gauss.md).
+__global__ void __launch_bounds__(kStripThreads, 3)
+    wideStripKernel(ConstRgbaView in, RgbaView out, BorderMode border, const __grid_constant__ GaussTaps rowTaps,
+                    const __grid_constant__ GaussTaps columnTaps) {
+  waitForPriorGrid();  // programmatic dependent launch (launch.cuh): before any memory access
+  releaseNextGrid();
+  const GaussWideLane l(int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));
+  if (!l.warpHasWork(in.width)) return;  // the whole warp: its shuffles need no absent lane
+  constexpr int N = kGaussStripSamples<R>;
+  uint32_t p0[N], p1[N];
+  laneSamples<R, kGaussStripRows>(in, border, l, p0, p1);
+  const bool owner = l.ownsColumns(in.width);
+  RowSums h0[N], h1[N];
+  // As the one-column kernel: output row i is written as soon as its last row sum is known.
+#pragma unroll
+  for (int s = 0; s < N; ++s) {
+    uint32_t w[kWideRowWords] = {};
+    w[4] = p0[s];
+    w[5] = p1[s];
+    w[2] = __shfl_up_sync(kFullWarp, p0[s], 1);
+    w[3] = __shfl_up_sync(kFullWarp, p1[s], 1);
+    w[6] = __shfl_down_sync(kFullWarp, p0[s], 1);
+    w[7] = __shfl_down_sync(kFullWarp, p1[s], 1);
+    w[1] = __shfl_up_sync(kFullWarp, p1[s], 2);
+    w[8] = __shfl_down_sync(kFullWarp, p0[s], 2);
+    static_assert(R <= 3, "w[0] and w[9] (R = 4) are not gathered");
+    uint32_t a[2 * R + 1], b[2 * R + 1];
+    wideWindow<R>(w, 0, a);
+    wideWindow<R>(w, 1, b);
+    h0[s] = stripRowSums<R>(a, rowTaps);
+    h1[s] = stripRowSums<R>(b, rowTaps);
+    const int i = s - 2 * R, y = l.y0 + i;
+    if (i >= 0 && owner && y < in.height) {
+      tiles::storePixel(out, l.x, y, stripOutput<R>(h0, i + R, p0[i + R], columnTaps));
+      if (l.x + 1 < in.width) tiles::storePixel(out, l.x + 1, y, stripOutput<R>(h1, i + R, p1[i + R], columnTaps));
+    }
+  }
+}
+
+template <int R>
 void launchR(ConstRgbaView in, RgbaView out, BorderMode border, const GaussTaps& rowTaps,
              const GaussTaps& columnTaps, bool pdl, cudaStream_t stream) {
-  const dim3 grid(stripBlocksAcross<R>(in.width), stripBlocksDown(in.height, kGaussStripRows));
-  launchKernel(stripKernel<R>, grid, dim3(kStripThreads), 0, stream, pdl, in, out, border, rowTaps,
-               columnTaps);
+  if constexpr (R >= kMinWideStripGaussRadius) {
+    const dim3 grid(wideStripBlocksAcross(in.width), stripBlocksDown(in.height, kGaussStripRows));
+    launchKernel(wideStripKernel<R>, grid, dim3(kStripThreads), 0, stream, pdl, in, out, border, rowTaps,
+                 columnTaps);
+  } else {
+    const dim3 grid(stripBlocksAcross<R>(in.width), stripBlocksDown(in.height, kGaussStripRows));
+    launchKernel(stripKernel<R>, grid, dim3(kStripThreads), 0, stream, pdl, in, out, border, rowTaps,
+                 columnTaps);
+  }
 }
 
 }  // namespace

@@ -3,8 +3,9 @@
 // warp shuffles, the tests run them on the CPU for every block, warp and lane, reading the
 // neighbouring lanes' samples instead.
 //
-// The layout is common/warp_strip.h's: a warp a strip of 32 - 2R output columns and
-// kGaussStripRows rows, the outer R lanes each side the halo. Per lane: (1) the column's
+// The layout (R <= 2) is common/warp_strip.h's: a warp a strip of 32 - 2R output columns and
+// kGaussStripRows rows, the outer R lanes each side the halo (R = 3: two columns a lane,
+// below). Per lane: (1) the column's
 // samples of rows y0 - R .. y0 + kGaussStripRows - 1 + R through the border; (2) per sample
 // row, the row sums H of the lane's column from the samples of lanes l - R .. l + R
 // (shuffled); (3) per output row, the column sum of the 2R + 1 H rows around it: the
@@ -74,7 +75,43 @@ __host__ __device__ inline uint32_t stripOutput(const RowSums (&h)[N], int c, ui
          (centre & 0xFF000000u);
 }
 
-// The strip kernel for radius 1..kMaxStripGaussRadius (gauss_params.h).
+// ---- wide strips, R = kMinWideStripGaussRadius..kMaxStripGaussRadius: two columns a lane ----
+//
+// Lane l works on columns x, x + 1 with x = x0 - 4 + 2l: lanes 2 .. 29 own 56 output columns,
+// lanes 0, 1 and 30, 31 are the halo (4 columns each side, R <= 4). Per sample row a lane
+// takes its window's other columns from lanes l - 2 .. l + 2 (2R shuffles serve two outputs,
+// where the one-column strips spend 2R on one), and its two outputs' row sums share the
+// samples' byte masks. The stages are the same functions: stripRowSums on each column's
+// window, stripOutput on each column's H, so the integers are the one-column strips'.
+constexpr int kGaussWideCols = 56;  // output columns per warp: lanes 2 .. 29, two each
+constexpr int kMinWideStripGaussRadius = 3;
+
+struct GaussWideLane {
+  int x, y0, lane;
+  __host__ __device__ GaussWideLane(int bx, int by, int t)
+      : x((bx * kStripWarps + t / 32) * kGaussWideCols - 4 + 2 * (t % 32)), y0(by * kGaussStripRows), lane(t % 32) {}
+  // The warp's first output column is inside the image (a warp-uniform test).
+  __host__ __device__ bool warpHasWork(int width) const { return x - 2 * lane + 4 < width; }
+  __host__ __device__ bool ownsColumns(int width) const { return lane >= 2 && lane <= 29 && x < width; }
+};
+constexpr int wideStripBlocksAcross(int width) {
+  return (width + kStripWarps * kGaussWideCols - 1) / (kStripWarps * kGaussWideCols);
+}
+
+// One sample row's words of lanes l - 2 .. l + 2: w[4 + 2d + k] is lane l + d's column k, so
+// w[4 + j] is column x + j (j = -4..5).
+constexpr int kWideRowWords = 10;
+
+// The window of column x + c (c = 0, 1): p[R + i] = column x + c + i, i = -R..R.
+template <int R>
+__host__ __device__ inline void wideWindow(const uint32_t (&w)[kWideRowWords], int c, uint32_t (&p)[2 * R + 1]) {
+  static_assert(R >= 1 && R <= 4, "the window lies in lanes l - 2 .. l + 2");
+  VP_UNROLL
+  for (int i = -R; i <= R; ++i) p[R + i] = w[4 + c + i];
+}
+
+// The strip kernels for radius 1..kMaxStripGaussRadius (gauss_params.h): one column a lane
+// below kMinWideStripGaussRadius, two from there.
 void launchStrips(ConstRgbaView in, RgbaView out, BorderMode border, const GaussTaps& rowTaps,
                   const GaussTaps& columnTaps, bool pdl, cudaStream_t stream);
 

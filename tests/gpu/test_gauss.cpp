@@ -390,7 +390,8 @@ HostImage wideStripsOnHost(const HostImage& in, const GaussParams& p) {
           h1[s] = gauss::stripRowSums<R>(b, rowTaps);
         }
         for (int i = 0; i < gauss::kGaussStripRows && l.y0 + i < h; ++i) {
-          tiles::storePixel(out.view(), l.x, l.y0 + i, gauss::stripOutput<R>(h0, i + R, lanes[0].p0[i + R], columnTaps));
+          tiles::storePixel(out.view(), l.x, l.y0 + i,
+                            gauss::stripOutput<R>(h0, i + R, lanes[0].p0[i + R], columnTaps));
           if (l.x + 1 < w)
             tiles::storePixel(out.view(), l.x + 1, l.y0 + i,
                               gauss::stripOutput<R>(h1, i + R, lanes[0].p1[i + R], columnTaps));
@@ -400,11 +401,13 @@ HostImage wideStripsOnHost(const HostImage& in, const GaussParams& p) {
 }
 
 HostImage stripsOnHost(const HostImage& in, const GaussParams& p) {
-  static_assert(gauss::kMinWideStripGaussRadius == 3 && kMaxStripGaussRadius == 3, "every instantiated radius");
+  static_assert(gauss::kMinWideStripGaussRadius == 3 && kMaxStripGaussRadius == 3,
+                "every instantiated radius");
   switch (gaussRadius(p.sigma)) {
     case 1: return stripsOnHost<1>(in, p);
     case 2: return stripsOnHost<2>(in, p);
-    case 3: return wideStripsOnHost<3>(in, p);
+    case 3:
+      return wideStripsOnHost<3>(in, p);
     default: throw std::invalid_argument("no strip path at this sigma");
   }
 }

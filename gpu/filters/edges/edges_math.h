@@ -32,8 +32,8 @@ __host__ __device__ inline uint32_t lumaOf(uint32_t p) {
 // docs/design/edges.md). The host takes the correctly rounded root (sqrtss, within 2^-17);
 // the device the approximate one (sqrt.approx.ftz.f32: one MUFU instruction against the
 // correctly rounded root's ~8, relative error ~2^-22, so within 2^-14 below 256).
-// EdgesMath.RoundedSquareRootIsExact checks every n on the host, EdgesGpu.RoundedSquareRoot
-// every n on the device.
+// EdgesMath.RoundedSquareRootIsExact checks every n on the host,
+// EdgesGpu.RoundedSquareRootIsExactOnTheDevice every n on the device.
 __host__ __device__ inline uint32_t roundSqrt65280(uint32_t n) {
   constexpr float k2p23 = 8388608.f;  // bits 0x4B000000
   const float f = subRn(floatOf(0x4B000000u | n), k2p23);
@@ -54,7 +54,9 @@ __host__ __device__ inline uint32_t sobelSquare(int gx, int gy) {
 }
 
 // M = min(255, round(sqrt(gx^2 + gy^2))).
-__host__ __device__ inline uint32_t sobelMagnitude(int gx, int gy) { return roundSqrt65280(sobelSquare(gx, gy)); }
+__host__ __device__ inline uint32_t sobelMagnitude(int gx, int gy) {
+  return roundSqrt65280(sobelSquare(gx, gy));
+}
 
 // The least clamped square n with M >= t: 0 for t = 0; else M >= t <=> sqrt(n) >= t - 1/2
 // <=> n >= t^2 - t + 1/4 <=> n >= t^2 - t + 1 (integers; <= 64771 < 65280 for t <= 255, so

@@ -39,12 +39,13 @@ __global__ void __launch_bounds__(kStripThreads)
   }
 }
 
-template <int R>
 // 3 blocks an SM caps it at 80 registers (56 bytes spill at R = 3); at its own 128 (2 blocks)
 // it measured 22.7 µs against 16.6 (docs/design/gauss.md).
+template <int R>
 __global__ void __launch_bounds__(kStripThreads, 3)
-    wideStripKernel(ConstRgbaView in, RgbaView out, BorderMode border, const __grid_constant__ GaussTaps rowTaps,
-                    const __grid_constant__ GaussTaps columnTaps) {
+    wideStripKernel(ConstRgbaView in, RgbaView out, BorderMode border,
+                    const __grid_constant__ GaussTaps rowTaps, const __grid_constant__ GaussTaps columnTaps) {
+  static_assert(R <= 3, "R = 4 would need w[0] and w[9], which are not gathered");
   waitForPriorGrid();  // programmatic dependent launch (launch.cuh): before any memory access
   releaseNextGrid();
   const GaussWideLane l(int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));
@@ -66,7 +67,6 @@ __global__ void __launch_bounds__(kStripThreads, 3)
     w[7] = __shfl_down_sync(kFullWarp, p1[s], 1);
     w[1] = __shfl_up_sync(kFullWarp, p1[s], 2);
     w[8] = __shfl_down_sync(kFullWarp, p0[s], 2);
-    static_assert(R <= 3, "w[0] and w[9] (R = 4) are not gathered");
     uint32_t a[2 * R + 1], b[2 * R + 1];
     wideWindow<R>(w, 0, a);
     wideWindow<R>(w, 1, b);
@@ -75,7 +75,8 @@ __global__ void __launch_bounds__(kStripThreads, 3)
     const int i = s - 2 * R, y = l.y0 + i;
     if (i >= 0 && owner && y < in.height) {
       tiles::storePixel(out, l.x, y, stripOutput<R>(h0, i + R, p0[i + R], columnTaps));
-      if (l.x + 1 < in.width) tiles::storePixel(out, l.x + 1, y, stripOutput<R>(h1, i + R, p1[i + R], columnTaps));
+      if (l.x + 1 < in.width)
+        tiles::storePixel(out, l.x + 1, y, stripOutput<R>(h1, i + R, p1[i + R], columnTaps));
     }
   }
 }

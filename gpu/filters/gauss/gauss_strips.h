@@ -89,7 +89,9 @@ constexpr int kMinWideStripGaussRadius = 3;
 struct GaussWideLane {
   int x, y0, lane;
   __host__ __device__ GaussWideLane(int bx, int by, int t)
-      : x((bx * kStripWarps + t / 32) * kGaussWideCols - 4 + 2 * (t % 32)), y0(by * kGaussStripRows), lane(t % 32) {}
+      : x((bx * kStripWarps + t / 32) * kGaussWideCols - 4 + 2 * (t % 32)),
+        y0(by * kGaussStripRows),
+        lane(t % 32) {}
   // The warp's first output column is inside the image (a warp-uniform test).
   __host__ __device__ bool warpHasWork(int width) const { return x - 2 * lane + 4 < width; }
   __host__ __device__ bool ownsColumns(int width) const { return lane >= 2 && lane <= 29 && x < width; }
@@ -104,7 +106,8 @@ constexpr int kWideRowWords = 10;
 
 // The window of column x + c (c = 0, 1): p[R + i] = column x + c + i, i = -R..R.
 template <int R>
-__host__ __device__ inline void wideWindow(const uint32_t (&w)[kWideRowWords], int c, uint32_t (&p)[2 * R + 1]) {
+__host__ __device__ inline void wideWindow(const uint32_t (&w)[kWideRowWords], int c,
+                                           uint32_t (&p)[2 * R + 1]) {
   static_assert(R >= 1 && R <= 4, "the window lies in lanes l - 2 .. l + 2");
   VP_UNROLL
   for (int i = -R; i <= R; ++i) p[R + i] = w[4 + c + i];

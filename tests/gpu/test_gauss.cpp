@@ -368,7 +368,7 @@ HostImage wideStripsOnHost(const HostImage& in, const GaussParams& p) {
   HostImage out(w, h);
   test::poison(out);
   test::runLanesOnHost<Lane>(
-      gauss::wideStripBlocksAcross(w), stripBlocksDown(h, gauss::kGaussStripRows), w,
+      gauss::GaussWideLane::blocksAcross(w), stripBlocksDown(h, gauss::kGaussStripRows), w,
       [&](const Lane& l) {
         Samples s;
         laneSamples<R, gauss::kGaussStripRows>(in.cview(), p.border, l, s.p0, s.p1);

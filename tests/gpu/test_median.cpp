@@ -167,7 +167,7 @@ HostImage stripsOnHost(const HostImage& in, BorderMode border) {
   HostImage out(w, h);
   test::poison(out);
   test::runLanesOnHost<Lane>(
-      median::pairStripBlocksAcross(w), stripBlocksDown(h), w,
+      median::PairStripLane::blocksAcross(w), stripBlocksDown(h), w,
       [&](const Lane& l) {
         median::PairSamples<R> s;
         median::pairSamples<R>(in.cview(), border, l, s);
@@ -179,7 +179,8 @@ HostImage stripsOnHost(const HostImage& in, BorderMode border) {
         for (int c = 0; c < 3; ++c) {
           uint32_t words[3][N];
           for (int d = 0; d < 3; ++d)
-            for (int i = 0; i < N; ++i) words[d][i] = median::lanePair(lanes[d - 1].p0[i], lanes[d - 1].p1[i], c);
+            for (int i = 0; i < N; ++i)
+              words[d][i] = median::lanePair(lanes[d - 1].p0[i], lanes[d - 1].p1[i], c);
           for (int q = 0; q < kStripRows; q += 2)
             median::pairQuad<R>(words[0], words[1], words[2], q, m[c][q], m[c][q + 1]);
         }

@@ -44,6 +44,26 @@ struct StripLane {
   __host__ __device__ bool ownsColumn(int width) const { return lane >= R && lane < 32 - R && x < width; }
 };
 
+// Warp strips of two columns a lane (the median's strips, the Gaussian's wide strips): lane l
+// works on columns x, x + 1 with x = x0 - 2 Halo + 2l, so lanes Halo .. 31 - Halo own
+// kCols output columns and the outer Halo lanes each side (2 Halo columns) are the halo.
+template <int Halo, int Rows = kStripRows>
+struct PairLane {
+  static constexpr int kCols = 2 * (32 - 2 * Halo);  // output columns per warp
+  int x, y0, lane;
+  __host__ __device__ PairLane(int bx, int by, int t)
+      : x((bx * kStripWarps + t / 32) * kCols - 2 * Halo + 2 * (t % 32)), y0(by * Rows), lane(t % 32) {}
+  // The warp's first output column is inside the image (a warp-uniform test).
+  __host__ __device__ bool warpHasWork(int width) const { return x - 2 * lane + 2 * Halo < width; }
+  __host__ __device__ bool ownsColumns(int width) const {
+    return lane >= Halo && lane < 32 - Halo && x < width;
+  }
+  // Blocks across a width-pixel frame.
+  static constexpr int blocksAcross(int width) {
+    return (width + kStripWarps * kCols - 1) / (kStripWarps * kCols);
+  }
+};
+
 namespace detail {
 template <int R, int Rows, class Lane, int... C, class... Column>
 __host__ __device__ inline void laneSamples(ConstRgbaView in, BorderMode border, const Lane& l,

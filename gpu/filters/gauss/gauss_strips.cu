@@ -85,7 +85,7 @@ template <int R>
 void launchR(ConstRgbaView in, RgbaView out, BorderMode border, const GaussTaps& rowTaps,
              const GaussTaps& columnTaps, bool pdl, cudaStream_t stream) {
   if constexpr (R >= kMinWideStripGaussRadius) {
-    const dim3 grid(wideStripBlocksAcross(in.width), stripBlocksDown(in.height, kGaussStripRows));
+    const dim3 grid(GaussWideLane::blocksAcross(in.width), stripBlocksDown(in.height, kGaussStripRows));
     launchKernel(wideStripKernel<R>, grid, dim3(kStripThreads), 0, stream, pdl, in, out, border, rowTaps,
                  columnTaps);
   } else {

@@ -83,22 +83,8 @@ __host__ __device__ inline uint32_t stripOutput(const RowSums (&h)[N], int c, ui
 // where the one-column strips spend 2R on one), and its two outputs' row sums share the
 // samples' byte masks. The stages are the same functions: stripRowSums on each column's
 // window, stripOutput on each column's H, so the integers are the one-column strips'.
-constexpr int kGaussWideCols = 56;  // output columns per warp: lanes 2 .. 29, two each
+using GaussWideLane = PairLane<2, kGaussStripRows>;
 constexpr int kMinWideStripGaussRadius = 3;
-
-struct GaussWideLane {
-  int x, y0, lane;
-  __host__ __device__ GaussWideLane(int bx, int by, int t)
-      : x((bx * kStripWarps + t / 32) * kGaussWideCols - 4 + 2 * (t % 32)),
-        y0(by * kGaussStripRows),
-        lane(t % 32) {}
-  // The warp's first output column is inside the image (a warp-uniform test).
-  __host__ __device__ bool warpHasWork(int width) const { return x - 2 * lane + 4 < width; }
-  __host__ __device__ bool ownsColumns(int width) const { return lane >= 2 && lane <= 29 && x < width; }
-};
-constexpr int wideStripBlocksAcross(int width) {
-  return (width + kStripWarps * kGaussWideCols - 1) / (kStripWarps * kGaussWideCols);
-}
 
 // One sample row's words of lanes l - 2 .. l + 2: w[4 + 2d + k] is lane l + d's column k, so
 // w[4 + j] is column x + j (j = -4..5).

@@ -49,7 +49,7 @@ __global__ void __launch_bounds__(kStripThreads)
 
 template <int R>
 void launchR(ConstRgbaView in, RgbaView out, BorderMode border, cudaStream_t stream) {
-  const dim3 grid(pairStripBlocksAcross(in.width), stripBlocksDown(in.height));
+  const dim3 grid(PairStripLane::blocksAcross(in.width), stripBlocksDown(in.height));
   launchKernel(stripMedianKernel<R>, grid, dim3(kStripThreads), 0, stream, pdlAvailable(), in, out, border);
 }
 

@@ -26,25 +26,11 @@
 
 namespace vp::median {
 
-constexpr int kPairStripCols = 60;  // output columns per warp: lanes 1 .. 30, two each
-
 template <int R>
 constexpr int kMedianStripSamples = kStripRows + 2 * R;  // sample rows per lane
 
-// Where thread t of block (bx, by) works: its first column (outside the image for some halo
-// lanes and past the right edge) and the strip's first output row.
-struct PairStripLane {
-  int x, y0, lane;
-  __host__ __device__ PairStripLane(int bx, int by, int t)
-      : x((bx * kStripWarps + t / 32) * kPairStripCols - 2 + 2 * (t % 32)),
-        y0(by * kStripRows),
-        lane(t % 32) {}
-  __host__ __device__ bool warpHasWork(int width) const { return x - 2 * lane + 2 < width; }
-  __host__ __device__ bool ownsColumns(int width) const { return lane >= 1 && lane <= 30 && x < width; }
-};
-constexpr int pairStripBlocksAcross(int width) {
-  return (width + kStripWarps * kPairStripCols - 1) / (kStripWarps * kPairStripCols);
-}
+// The layout: two columns a lane, one halo lane each side (60 output columns a warp).
+using PairStripLane = PairLane<1>;
 
 // Stage 1: the lane's two columns (p0: x, p1: x + 1) at sample rows y0 - R + s.
 template <int R>

@@ -99,7 +99,9 @@ TEST(EdgesMath, OverlaySquareIsTheRoundedRootsThreshold) {
     const uint32_t least = edges::overlaySquare(t);
     ASSERT_LE(least, 65280u) << t;
     ASSERT_GE(edges::roundSqrt65280(least), uint32_t(t)) << t;
-    if (least > 0) ASSERT_LT(edges::roundSqrt65280(least - 1), uint32_t(t)) << t;  // the root never falls
+    if (least > 0) {
+      ASSERT_LT(edges::roundSqrt65280(least - 1), uint32_t(t)) << t;  // the root never falls
+    }
   }
 }
 

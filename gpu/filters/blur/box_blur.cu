@@ -1,12 +1,13 @@
 // Box blur on CUDA (box_blur.h): the workspace and the dispatch of each pass's kernels
 // as the policy says (box_blur_policy.h). The kernels live in blur_column.cu (vertical
 // window sums), blur_row.cu (horizontal sums of those, divided) and blur_fused.cu (both
-// axes in one kernel). Kernels after the first are launched with programmatic dependent
-// launch on sm_90: the next grid is scheduled while the previous drains.
+// axes in one kernel). Every kernel but the wide sliding pass's (runPolicy says why) is
+// launched with programmatic dependent launch on sm_90: scheduled while the previous drains.
+#include "gpu/cuda/cuda_check.h"
+#include "gpu/cuda/launch.cuh"
 #include "gpu/filters/blur/blur_passes.h"
 #include "gpu/filters/blur/box_blur.h"
 #include "gpu/filters/blur/box_blur_math.h"
-#include "gpu/cuda/cuda_check.h"
 
 #include <cuda_runtime.h>
 
@@ -34,12 +35,11 @@ struct BoxBlurWorkspaceAccess {
 BoxBlurWorkspace::BoxBlurWorkspace(int maxWidth, int maxHeight) : maxWidth_(maxWidth), maxHeight_(maxHeight) {
   if (maxWidth < 1 || maxHeight < 1 || maxWidth > kMaxBlurDimension || maxHeight > kMaxBlurDimension)
     throw std::invalid_argument("BoxBlurWorkspace: size outside 1.." + std::to_string(kMaxBlurDimension));
-  int device = 0, optin = 0, major = 0;
+  int device = 0, optin = 0;
   VP_CUDA_CHECK(cudaGetDevice(&device));
   VP_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-  VP_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   VP_CUDA_CHECK(cudaDeviceGetAttribute(&smCount_, cudaDevAttrMultiProcessorCount, device));
-  pdl_ = major >= 9;
+  pdl_ = pdlAvailable();
   columnSharedBytes_ = blur::prepareColumnPasses(size_t(optin));
   const size_t rowShared = blur::prepareRowPasses(size_t(optin));
   if (blur::columnSmemBytes(maxHeight, 1) > columnSharedBytes_ || blur::rowSmemBytes(maxWidth) > rowShared)

@@ -152,7 +152,7 @@ GaussWorkspace::GaussWorkspace(int maxWidth, int maxHeight) : maxWidth_(maxWidth
   VP_CUDA_CHECK(cudaGetDevice(&device));
   VP_CUDA_CHECK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   VP_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  pdl_ = major >= 9;
+  pdl_ = pdlAvailable();
   tensorCores_ = major >= 8;
   sharedOptin_ = gauss::prepareKernels(size_t(optin));
   if (gauss::RowLayout(kMaxGaussRadius, gauss::kRowTileRows[2]).bytes() > sharedOptin_)

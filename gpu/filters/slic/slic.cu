@@ -554,17 +554,16 @@ SlicWorkspace::SlicWorkspace(int maxWidth, int maxHeight) : maxWidth_(maxWidth),
   decided_ = DeviceBuffer(sizeof(uint32_t));
   VP_CUDA_CHECK(cudaMemset(stats_.get(), 0, sizeof(SlicStats)));
   VP_CUDA_CHECK(cudaMemset(decided_.get(), 0, sizeof(uint32_t)));
-  int device = 0, cooperative = 0, sms = 0, major = 0, perSm = 0;
+  int device = 0, cooperative = 0, sms = 0, perSm = 0;
   VP_CUDA_CHECK(cudaGetDevice(&device));
   VP_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
   VP_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  VP_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   VP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, iterateKernel, kColumns, 0));
   if (!cooperative || perSm < 1)
     throw std::runtime_error("SlicWorkspace: the CUDA device cannot run the cooperative superpixel kernel");
   // Co-resident blocks only: grid.sync cannot complete otherwise.
   persistentBlocks_ = sms * std::min(perSm, kPersistentBlocksPerSm);
-  pdl_ = major >= 9;
+  pdl_ = pdlAvailable();
 }
 
 struct SlicGpuAccess {

@@ -198,13 +198,52 @@ HostImage stripsOnHost(const HostImage& in, BorderMode border) {
   return out;
 }
 
+// The pair strips (two columns a lane, R >= kMinPairStripRadius) likewise: column x + j of
+// the window is column j & 1 of the lane floor(j / 2) to the right.
+template <int R>
+HostImage pairStripsOnHost(const HostImage& in, BorderMode border) {
+  using Lane = blur::BlurPairLane<R>;
+  struct Columns {
+    blur::StripColumn c[2];
+  };
+  const int w = in.width(), h = in.height();
+  HostImage out(w, h);
+  test::poison(out);
+  const blur::Divider dv = blur::makeDivider(uint32_t(2 * R + 1) * uint32_t(2 * R + 1));
+  test::runLanesOnHost<Lane>(
+      Lane::blocksAcross(w), stripBlocksDown(h), w,
+      [&](const Lane& l) {
+        Columns c;
+        blur::pairColumns<R>(in.cview(), border, l, c.c[0], c.c[1]);
+        return c;
+      },
+      [w](const Lane& l) { return l.ownsColumns(w); },
+      [&](const Lane& l, const Columns* lanes) {
+        for (int i = 0; i < kStripRows && l.y0 + i < h; ++i)
+          for (int k = 0; k < 2 && l.x + k < w; ++k) {
+            uint32_t rb = 0, ga = 0;
+            for (int j = k - R; j <= k + R; ++j) {
+              const blur::StripColumn& c = lanes[j >> 1].c[j & 1];  // >> 1 rounds down
+              rb += c.rb[i], ga += c.ga[i];
+            }
+            tiles::storePixel(out.view(), l.x + k, l.y0 + i,
+                              blur::stripOutput(rb, ga, lanes[0].c[k].pixel[i], dv));
+          }
+      });
+  return out;
+}
+
 HostImage stripsOnHost(const HostImage& in, int r, BorderMode border) {
+  static_assert(blur::kMinPairStripRadius == 3 && blur::kMaxStripRadius == 5, "every radius");
   switch (r) {
     case 1: return stripsOnHost<1>(in, border);
     case 2: return stripsOnHost<2>(in, border);
-    case 3: return stripsOnHost<3>(in, border);
-    case 4: return stripsOnHost<4>(in, border);
-    default: return stripsOnHost<5>(in, border);
+    case 3:
+      return pairStripsOnHost<3>(in, border);
+    case 4:
+      return pairStripsOnHost<4>(in, border);
+    default:
+      return pairStripsOnHost<5>(in, border);
   }
 }
 
@@ -364,7 +403,8 @@ TEST(BoxBlurPolicy, ShippedConfigurations) {
   EXPECT_EQ(name(hd, 1), "strips");
   EXPECT_EQ(name(hd, 5), "strips");
   EXPECT_EQ(name(uhd, 4), "strips");
-  EXPECT_EQ(name(uhd, 5), "fused");
+  EXPECT_EQ(name(uhd, 5), "strips");
+  EXPECT_EQ(name(uhd, 6), "fused");
   EXPECT_EQ(name(uhd, 15), "fused");
   EXPECT_EQ(name(hd, 15), "slide");
   EXPECT_EQ(name(hd, 50), "columns");

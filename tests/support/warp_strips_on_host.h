@@ -21,7 +21,7 @@ void runLanesOnHost(int blocksAcross, int blocksDown, int width, Column&& column
   using Result = decltype(column(std::declval<const Lane&>()));
   for (int by = 0; by < blocksDown; ++by)
     for (int bx = 0; bx < blocksAcross; ++bx)
-      for (int warp = 0; warp < kStripWarps; ++warp) {
+      for (int warp = 0; warp < Lane::kWarps; ++warp) {
         if (!Lane(bx, by, warp * 32).warpHasWork(width)) continue;
         std::vector<Result> lanes;
         lanes.reserve(32);

@@ -69,11 +69,59 @@ __global__ void __launch_bounds__(kStripThreads)
   }
 }
 
+// The window sums of columns x, x + 1 (s0, s1) from the lanes' column words v0 (column x)
+// and v1 (x + 1), valid on the owning lanes. With P = v0 + v1 a lane pair's sum, lane l + k
+// holding columns x + 2k, x + 2k + 1: R = 2m + 1: s0 = v1(l - m - 1) + S, s1 = S + v0(l + m + 1),
+// S the sum of P over lanes l - m .. l + m; R = 2m: s0 = P(l - m) + S + v0(l + m),
+// s1 = v1(l - m) + S + P(l + m), S over lanes l - m + 1 .. l + m - 1.
+template <int R>
+__device__ __forceinline__ void pairWindow(uint32_t v0, uint32_t v1, uint32_t& s0, uint32_t& s1) {
+  constexpr int m = R / 2;
+  const uint32_t pair = v0 + v1;
+  if constexpr (R % 2 == 1) {
+    const uint32_t sum = m == 0 ? pair : laneWindow<m>(pair);
+    s0 = laneAt(v1, -m - 1) + sum;
+    s1 = sum + laneAt(v0, m + 1);
+  } else {
+    const uint32_t sum = m == 1 ? pair : laneWindow<m - 1>(pair);
+    s0 = laneAt(pair, -m) + sum + laneAt(v0, m);
+    s1 = laneAt(v1, -m) + sum + laneAt(pair, m);
+  }
+}
+
+template <int R>
+__global__ void __launch_bounds__(kPairStripThreads)
+    pairStripBlurKernel(ConstRgbaView in, RgbaView out, BorderMode border, Divider dv) {
+  waitForPriorGrid();  // no-op unless launched with programmatic dependent launch
+  releaseNextGrid();
+  const BlurPairLane<R> l(int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));
+  if (!l.warpHasWork(in.width)) return;  // the whole warp: its shuffles need no absent lane
+  StripColumn c0, c1;
+  pairColumns<R>(in, border, l, c0, c1);
+  const bool owner = l.ownsColumns(in.width);
+#pragma unroll
+  for (int i = 0; i < kStripRows; ++i) {
+    uint32_t rb0, rb1, ga0, ga1;
+    pairWindow<R>(c0.rb[i], c1.rb[i], rb0, rb1);
+    pairWindow<R>(c0.ga[i], c1.ga[i], ga0, ga1);
+    const int y = l.y0 + i;
+    if (owner && y < in.height) {
+      tiles::storePixel(out, l.x, y, stripOutput(rb0, ga0, c0.pixel[i], dv));
+      if (l.x + 1 < in.width) tiles::storePixel(out, l.x + 1, y, stripOutput(rb1, ga1, c1.pixel[i], dv));
+    }
+  }
+}
+
 template <int R>
 void launchStrips(ConstRgbaView in, RgbaView out, BorderMode border, bool pdl, cudaStream_t stream) {
-  const dim3 grid(stripBlocksAcross<R>(in.width), stripBlocksDown(in.height));
-  launchKernel(stripBlurKernel<R>, grid, dim3(kStripThreads), 0, stream, pdl, in, out, border,
-               makeDivider(uint32_t(2 * R + 1) * uint32_t(2 * R + 1)));
+  const Divider dv = makeDivider(uint32_t(2 * R + 1) * uint32_t(2 * R + 1));
+  if constexpr (R >= kMinPairStripRadius) {
+    const dim3 grid(BlurPairLane<R>::blocksAcross(in.width), stripBlocksDown(in.height));
+    launchKernel(pairStripBlurKernel<R>, grid, dim3(kPairStripThreads), 0, stream, pdl, in, out, border, dv);
+  } else {
+    const dim3 grid(stripBlocksAcross<R>(in.width), stripBlocksDown(in.height));
+    launchKernel(stripBlurKernel<R>, grid, dim3(kStripThreads), 0, stream, pdl, in, out, border, dv);
+  }
 }
 
 }  // namespace

@@ -31,11 +31,9 @@ struct StripColumn {
   uint32_t rb[kStripRows], ga[kStripRows];
 };
 
+// The vertical window sums of a column from its samples px[i], sample row i = y0 - R + i.
 template <int R>
-__host__ __device__ inline void stripColumn(ConstRgbaView in, BorderMode border, const StripLane<R>& l,
-                                            StripColumn& c) {
-  uint32_t px[kStripRows + 2 * R];
-  stripSamples(in, border, l, px);
+__host__ __device__ inline void columnSums(const uint32_t (&px)[kStripRows + 2 * R], StripColumn& c) {
   uint32_t rb = 0, ga = 0;
 VP_UNROLL
   for (int i = 0; i < 2 * R + 1; ++i) rb += lanesRb(px[i]), ga += lanesGa(px[i]);
@@ -49,6 +47,37 @@ VP_UNROLL
     c.rb[i] = rb;
     c.ga[i] = ga;
   }
+}
+
+template <int R>
+__host__ __device__ inline void stripColumn(ConstRgbaView in, BorderMode border, const StripLane<R>& l,
+                                            StripColumn& c) {
+  uint32_t px[kStripRows + 2 * R];
+  stripSamples(in, border, l, px);
+  columnSums<R>(px, c);
+}
+
+// ---- pair strips, R = kMinPairStripRadius..kMaxStripRadius: two columns a lane ----
+//
+// Lane l works on columns x, x + 1 with x = x0 - 2H + 2l, H = (R + 1) / 2 halo lanes each
+// side (2H >= R columns): lanes H .. 31 - H own 2 (32 - 2H) output columns, 52 at R = 5
+// where the one-column strips own 22. Stage 1 is the one-column strips' for each of the two
+// columns; stage 2 takes both outputs' window sums from the lanes l - H .. l + H (blur_strips.cu:
+// pairWindow), so a shuffle serves two outputs. Four warps a block: 1080p r 5 measured 12.5 µs
+// against 13.2 with eight (finer blocks even out the SMs' shares; docs/design/box_blur.md).
+constexpr int kMinPairStripRadius = 3;
+constexpr int kPairStripWarps = 4;
+constexpr int kPairStripThreads = kPairStripWarps * 32;
+template <int R>
+using BlurPairLane = PairLane<(R + 1) / 2, kStripRows, kPairStripWarps>;
+
+template <int R, class Lane>
+__host__ __device__ inline void pairColumns(ConstRgbaView in, BorderMode border, const Lane& l,
+                                            StripColumn& c0, StripColumn& c1) {
+  uint32_t p0[kStripRows + 2 * R], p1[kStripRows + 2 * R];
+  laneSamples<R, kStripRows>(in, border, l, p0, p1);
+  columnSums<R>(p0, c0);
+  columnSums<R>(p1, c1);
 }
 
 // Stage 2: the output pixel from the window's two-lane sums (R | B << 16, G | A << 16) and

@@ -3,6 +3,7 @@
 #include "gpu/filters/blur/box_blur_policy.h"
 
 #include "gpu/filters/blur/blur_passes.h"
+#include "gpu/filters/blur/blur_strips.h"
 
 namespace vp {
 
@@ -21,20 +22,19 @@ BoxBlurPolicy selectBoxBlurPolicy(size_t columnSharedBytes, int width, int heigh
     p.row = BlurRowPass::Warps8;
     p.rowEvidence = "BM_BoxBlurGpuVariant 1080p r 15: 8 warps x 2 chunks 1.3 us faster than 16 x 1";
   }
-  if (radius <= 4 || (radius == 5 && !tall)) {
+  if (radius <= blur::kMaxStripRadius) {
     p.name = "strips";
     p.pass = BlurPass::Strips;
     p.evidence =
-        "BM_BoxBlurGpuPass (H100, batched) strips against fused: 1080p r 1 / 2 / 3 / 4 / 5 "
-        "9.4 / 11.2 / 13.0 / 14.9 / 17.5 us against 16.1 / 17.2 / 17.5 / 18.4 / 18.9; 4K r 1 / 4 "
-        "29.6 / 48.1 against 46.7 / 51.8, r 5 57.8 against 52.7 (fused keeps tall r 5)";
-  } else if (radius <= 5 || (tall && radius <= 50)) {
+        "BM_BoxBlurGpuPass (H100, batched) strips against fused: 1080p r 1 / 2 9.4 / 11.2 us against "
+        "16.1 / 17.2; two columns a lane from r 3: 1080p r 3 / 4 / 5 10.0 / 10.9 / 12.5 us, 4K r 5 40.0 "
+        "against fused 51.9";
+  } else if (tall && radius <= 50) {
     p.name = "fused";
     p.pass = BlurPass::Fused;
     p.evidence =
-        "BM_BoxBlurGpuFused against BM_BoxBlurGpu two-pass: 1080p r 1 / 5 20.3 / 23.1 us against 24.3 / "
-        "24.8; 4K "
-        "r 1 / 15 / 50 49.8 / 64.6 / 92.8 against 78.0 / 86.7 / 94.5 (r 100: 139 against 102)";
+        "BM_BoxBlurGpuFused against BM_BoxBlurGpu two-pass: 4K "
+        "r 15 / 50 64.6 / 92.8 us against 86.7 / 94.5 (r 100: 139 against 102)";
   } else if (!tall && radius <= 15) {
     p.name = "slide";
     p.pass = BlurPass::Slide;

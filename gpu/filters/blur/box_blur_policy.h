@@ -5,9 +5,9 @@
 // configuration the application runs. By frame size and radius (r >= 1; r = 0 is a copy):
 //
 //   strips         one kernel per pass for both axes, a warp a strip of columns, no shared
-//                  memory (blur_strips.cu): r <= 4, and r = 5 on short frames
-//   fused          one kernel per pass for both axes (blur_fused.cu): r = 5 and up to r = 50
-//                  on tall frames (whole-column blocks narrower than 8 columns: 4K)
+//                  memory (blur_strips.cu): r <= 5
+//   fused          one kernel per pass for both axes (blur_fused.cu): 5 < r <= 50 on tall
+//                  frames (whole-column blocks narrower than 8 columns: 4K)
 //   slide          two passes, the sliding-window column pass, loads 4 rows at a time:
 //                  r <= 15 on short frames (1080p)
 //   slide-wide     the same with loads 8 rows at a time and the first window 16: tall

@@ -36,6 +36,7 @@ constexpr int stripBlocksDown(int height, int rows = kStripRows) { return (heigh
 // some halo lanes and for lanes past the right edge) and the strip's first output row.
 template <int R, int Rows = kStripRows>
 struct StripLane {
+  static constexpr int kWarps = kStripWarps;  // warps per block, strips side by side
   int x, y0, lane;
   __host__ __device__ StripLane(int bx, int by, int t)
       : x((bx * kStripWarps + t / 32) * stripCols(R) + t % 32 - R), y0(by * Rows), lane(t % 32) {}
@@ -47,20 +48,46 @@ struct StripLane {
 // Warp strips of two columns a lane (the median's strips, the Gaussian's wide strips): lane l
 // works on columns x, x + 1 with x = x0 - 2 Halo + 2l, so lanes Halo .. 31 - Halo own
 // kCols output columns and the outer Halo lanes each side (2 Halo columns) are the halo.
-template <int Halo, int Rows = kStripRows>
+template <int Halo, int Rows = kStripRows, int Warps = kStripWarps>
 struct PairLane {
   static constexpr int kCols = 2 * (32 - 2 * Halo);  // output columns per warp
+  static constexpr int kWarps = Warps;               // warps per block, strips side by side
   int x, y0, lane;
   __host__ __device__ PairLane(int bx, int by, int t)
-      : x((bx * kStripWarps + t / 32) * kCols - 2 * Halo + 2 * (t % 32)), y0(by * Rows), lane(t % 32) {}
+      : x((bx * Warps + t / 32) * kCols - 2 * Halo + 2 * (t % 32)), y0(by * Rows), lane(t % 32) {}
   // The warp's first output column is inside the image (a warp-uniform test).
   __host__ __device__ bool warpHasWork(int width) const { return x - 2 * lane + 2 * Halo < width; }
   __host__ __device__ bool ownsColumns(int width) const {
     return lane >= Halo && lane < 32 - Halo && x < width;
   }
   // Blocks across a width-pixel frame.
-  static constexpr int blocksAcross(int width) {
-    return (width + kStripWarps * kCols - 1) / (kStripWarps * kCols);
+  static constexpr int blocksAcross(int width) { return (width + Warps * kCols - 1) / (Warps * kCols); }
+};
+
+// A lane's columns through the border, for loading its sample rows one at a time: row(i, px...)
+// sets px to the pixels (extX(l.x + c), extY(l.y0 - R + i)), 0 where the zero border applies.
+// laneSamples loads every row at once; a kernel that uses its rows in order can load each a
+// few rows before its use and keep fewer live.
+template <int R, int Rows, int Cols>
+struct LaneColumns {
+  ConstRgbaView in;
+  BorderMode border;
+  int xs[Cols];  // < 0: a zero sample (border zero)
+  int y0;
+  bool rowsInside;
+  template <class Lane>
+  __host__ __device__ LaneColumns(ConstRgbaView view, BorderMode mode, const Lane& l)
+      : in(view), border(mode), y0(l.y0) {
+    VP_UNROLL
+    for (int c = 0; c < Cols; ++c) xs[c] = extendIndex(l.x + c, in.width, border);
+    rowsInside = l.y0 - R >= 0 && l.y0 + Rows + R <= in.height;
+  }
+  template <class... Px>
+  __host__ __device__ void row(int i, Px&... px) const {
+    static_assert(sizeof...(Px) == Cols, "one pixel a column");
+    const int y = rowsInside ? y0 - R + i : extendIndex(y0 - R + i, in.height, border);
+    int c = 0;
+    ((px = (xs[c] >= 0 && y >= 0) ? tiles::loadPixel(in, xs[c], y) : 0u, ++c), ...);
   }
 };
 
@@ -68,13 +95,9 @@ namespace detail {
 template <int R, int Rows, class Lane, int... C, class... Column>
 __host__ __device__ inline void laneSamples(ConstRgbaView in, BorderMode border, const Lane& l,
                                             std::integer_sequence<int, C...>, Column&... px) {
-  const int xs[] = {extendIndex(l.x + C, in.width, border)...};  // < 0: a zero sample (border zero)
-  const bool rowsInside = l.y0 - R >= 0 && l.y0 + Rows + R <= in.height;
+  const LaneColumns<R, Rows, sizeof...(C)> columns(in, border, l);
   VP_UNROLL
-  for (int i = 0; i < Rows + 2 * R; ++i) {
-    const int y = rowsInside ? l.y0 - R + i : extendIndex(l.y0 - R + i, in.height, border);
-    ((px[i] = (xs[C] >= 0 && y >= 0) ? tiles::loadPixel(in, xs[C], y) : 0u), ...);
-  }
+  for (int i = 0; i < Rows + 2 * R; ++i) columns.row(i, px[i]...);
 }
 }  // namespace detail
 

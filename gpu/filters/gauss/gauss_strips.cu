@@ -39,8 +39,12 @@ __global__ void __launch_bounds__(kStripThreads)
   }
 }
 
-// 3 blocks an SM caps it at 80 registers (56 bytes spill at R = 3); at its own 128 (2 blocks)
-// it measured 22.7 µs against 16.6 (docs/design/gauss.md).
+// 3 blocks an SM caps it at 80 registers. A lane loads each sample row kWideAhead rows
+// before its row sums need it, so the loads overlap the sums and no register spills: all 22
+// rows loaded first spilled 56 bytes and measured 16.7 / 55.5 µs against 16.4 / 52.3
+// (1080p / 4K, docs/design/gauss.md).
+constexpr int kWideAhead = 4;
+
 template <int R>
 __global__ void __launch_bounds__(kStripThreads, 3)
     wideStripKernel(ConstRgbaView in, RgbaView out, BorderMode border,
@@ -51,13 +55,16 @@ __global__ void __launch_bounds__(kStripThreads, 3)
   const GaussWideLane l(int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));
   if (!l.warpHasWork(in.width)) return;  // the whole warp: its shuffles need no absent lane
   constexpr int N = kGaussStripSamples<R>;
+  const LaneColumns<R, kGaussStripRows, 2> columns(in, border, l);
   uint32_t p0[N], p1[N];
-  laneSamples<R, kGaussStripRows>(in, border, l, p0, p1);
+#pragma unroll
+  for (int s = 0; s < kWideAhead; ++s) columns.row(s, p0[s], p1[s]);
   const bool owner = l.ownsColumns(in.width);
   RowSums h0[N], h1[N];
   // As the one-column kernel: output row i is written as soon as its last row sum is known.
 #pragma unroll
   for (int s = 0; s < N; ++s) {
+    if (s + kWideAhead < N) columns.row(s + kWideAhead, p0[s + kWideAhead], p1[s + kWideAhead]);
     uint32_t w[kWideRowWords] = {};
     w[4] = p0[s];
     w[5] = p1[s];

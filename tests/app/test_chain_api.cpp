@@ -260,6 +260,9 @@ struct DeviceCopy {
   explicit DeviceCopy(const Buffer& b) {
     EXPECT_EQ(cudaMalloc(&ptr, b.bytes.size()), cudaSuccess);
     EXPECT_EQ(cudaMemcpy(ptr, b.bytes.data(), b.bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+    // A pageable copy may return before its DMA lands, and the tests' streams are
+    // non-blocking (no order with the legacy stream's copy).
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     image = b.image;
     image.data = ptr;
     image.memory = MemoryKind::Device;

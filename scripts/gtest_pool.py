@@ -130,7 +130,7 @@ def main():
                 seen.add(name)
                 timed.append((float(t.get("time", "0s").rstrip("s")), name))
                 if t.get("failures"):
-                    failed.append((name, log))
+                    failed.append((name, log, [f.get("failure", "") for f in t["failures"]]))
                 elif t.get("result") == "SKIPPED":
                     skipped += 1
                 else:
@@ -145,8 +145,12 @@ def main():
     print("worker busy s: " + " ".join(f"{v:.0f}" for v in sorted(busy.values(), reverse=True)))
     for seconds, name in sorted(timed, reverse=True)[:15]:
         print(f"  {seconds:7.2f} s  {name}")
-    for name, log in failed:
+    for name, log, failures in failed:
         print(f"FAILED {name}  ({log})")
+        # The failure text itself: a device call brings back only a few of the chunk logs.
+        for text in failures[:3]:
+            for line in text.splitlines()[:8]:
+                print("    " + line[:300])
     for index, code, log, missing in unfinished:
         print(f"chunk {index} exit {code} ({log}): {len(missing)} tests without a result, first {missing[:3]}")
         with open(log) as f:

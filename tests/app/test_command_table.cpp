@@ -83,7 +83,9 @@ TEST(CommandTable, EachWordIsTheGenericCommandOnItsOption) {
     }
     if (o.type == OptionType::Int) {
       EXPECT_EQ(commandFrom(word + " -2"), commandFrom("add " + path + " -2"));
-      if (o.hi < 1e9) EXPECT_THROW(commandFrom(word + " " + formatOptionValue(o, o.hi + 1)), std::invalid_argument);
+      if (o.hi < 1e9) {
+        EXPECT_THROW(commandFrom(word + " " + formatOptionValue(o, o.hi + 1)), std::invalid_argument);
+      }
     }
   }
 }

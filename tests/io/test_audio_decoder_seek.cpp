@@ -37,7 +37,7 @@ TEST(AudioDecoderSeek, LateAnnouncedSeekStartsTheSoundAtTheTarget) {
   source->start(queue);
   std::atomic<bool> done{false};
   std::thread video([&] {  // takes the frames as a player would
-    while (HostFrame* f = queue.peekReadable()) {
+    while (queue.peekReadable() != nullptr) {
       queue.pop();
       if (done) break;
     }

@@ -3,8 +3,9 @@
 // tests run them on the CPU for every block, warp and lane, reading the neighbouring lanes'
 // stage-1 results instead.
 //
-// The layout is common/warp_strip.h's: a warp a strip of 32 - 2R output columns and
-// kStripRows rows, the outer R lanes each side the halo. Stage 1, per lane:
+// The layout (R < kMinPairStripRadius) is common/warp_strip.h's: a warp a strip of 32 - 2R
+// output columns and kStripRows rows, the outer R lanes each side the halo (from
+// kMinPairStripRadius: two columns a lane, below). Stage 1, per lane:
 // the column's samples of rows y0 - R .. y0 + kStripRows - 1 + R through the border, as the
 // two-lane words R | B << 16 and G | A << 16, and per output row their vertical window sums
 // (the first window summed, then slid: + entering, - leaving). Stage 2, per owning lane: the

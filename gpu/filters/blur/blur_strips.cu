@@ -79,11 +79,11 @@ __device__ __forceinline__ void pairWindow(uint32_t v0, uint32_t v1, uint32_t& s
   constexpr int m = R / 2;
   const uint32_t pair = v0 + v1;
   if constexpr (R % 2 == 1) {
-    const uint32_t sum = m == 0 ? pair : laneWindow<m>(pair);
+    const uint32_t sum = laneWindow<m>(pair);
     s0 = laneAt(v1, -m - 1) + sum;
     s1 = sum + laneAt(v0, m + 1);
   } else {
-    const uint32_t sum = m == 1 ? pair : laneWindow<m - 1>(pair);
+    const uint32_t sum = laneWindow<m - 1>(pair);
     s0 = laneAt(pair, -m) + sum + laneAt(v0, m);
     s1 = laneAt(v1, -m) + sum + laneAt(pair, m);
   }

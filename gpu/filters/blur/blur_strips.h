@@ -72,8 +72,8 @@ constexpr int kPairStripThreads = kPairStripWarps * 32;
 template <int R>
 using BlurPairLane = PairLane<(R + 1) / 2, kStripRows, kPairStripWarps>;
 
-template <int R, class Lane>
-__host__ __device__ inline void pairColumns(ConstRgbaView in, BorderMode border, const Lane& l,
+template <int R>
+__host__ __device__ inline void pairColumns(ConstRgbaView in, BorderMode border, const BlurPairLane<R>& l,
                                             StripColumn& c0, StripColumn& c1) {
   uint32_t p0[kStripRows + 2 * R], p1[kStripRows + 2 * R];
   laneSamples<R, kStripRows>(in, border, l, p0, p1);

@@ -1,6 +1,5 @@
 // Box blur: the CPU twin against a plain O(r^2) window mean, the GPU against the twin
 // (exact equality, no tolerance), and the argument checks of both backends.
-#include "gpu/filters/blur/blur_slide_strips.h"
 #include "gpu/filters/blur/blur_strips.h"
 #include "gpu/filters/blur/box_blur.h"
 #include "gpu/filters/blur/box_blur_math.h"
@@ -274,8 +273,6 @@ const char* passName(BlurPass pass) {
   switch (pass) {
     case BlurPass::Strips:
       return "strips";
-    case BlurPass::SlideStrips:
-      return "slide-strips";
     case BlurPass::Fused:
       return "fused";
     case BlurPass::Slide:
@@ -305,14 +302,6 @@ TEST(BoxBlurArgs, GpuRejectsBadArguments) {
   EXPECT_THROW(detail::boxBlurGpuWithPass(a.view(), b.view(), tooWide, BlurPass::Strips, ws, stream),
                std::invalid_argument);
   EXPECT_NO_THROW(detail::boxBlurGpuWithPass(a.view(), b.view(), widest, BlurPass::Strips, ws, stream));
-  // The sliding strips take kMinSlideStripRadius..kMaxSlideStripRadius.
-  for (int r : {blur::kMinSlideStripRadius - 1, blur::kMaxSlideStripRadius + 1})
-    EXPECT_THROW(
-        detail::boxBlurGpuWithPass(a.view(), b.view(), BlurParams{r}, BlurPass::SlideStrips, ws, stream),
-        std::invalid_argument);
-  for (int r : {blur::kMinSlideStripRadius, blur::kMaxSlideStripRadius})
-    EXPECT_NO_THROW(detail::boxBlurGpuWithPass(a.view(), b.view(), BlurParams{r, 3, BorderMode::Wrap},
-                                               BlurPass::SlideStrips, ws, stream));
   EXPECT_THROW(boxBlurGpu(big.view(), big2.view(), BlurParams{}, ws, stream), std::invalid_argument);
   EXPECT_THROW(BoxBlurWorkspace(0, 5), std::invalid_argument);
   EXPECT_THROW(BoxBlurWorkspace(kMaxBlurDimension + 1, 5), std::invalid_argument);
@@ -401,14 +390,6 @@ TEST(BoxBlurGpu, EveryShippedPassMatchesCpu) {
   SCOPED_TRACE("strips");
   expectGpuMatchesCpu({sizes, {1, 2, 3, 4, 5}, {1, 3}, {false}, BlurPass::Strips});
   expectGpuMatchesCpu({{{37, 23}, {1921, 1081}, {3841, 2161}}, {1, 5}, {2}, {true}, BlurPass::Strips});
-  // Four columns a lane and eight, every r mod C of each.
-  SCOPED_TRACE("slide-strips");
-  expectGpuMatchesCpu({sizes,
-                       {6, 7, 8, 9, 15, 20, 21, 22, 23, 24, 25, 26, 27, 28, 44},
-                       {1, 3},
-                       {false},
-                       BlurPass::SlideStrips});
-  expectGpuMatchesCpu({{{37, 23}, {1921, 1081}, {3841, 2161}}, {8, 30}, {2}, {true}, BlurPass::SlideStrips});
 }
 
 TEST(BoxBlurPolicy, ShippedConfigurations) {
@@ -477,9 +458,6 @@ TEST(BoxBlurGpu, SubViewsAndBackToBackCalls) {
   }
   SCOPED_TRACE("strips");
   expectSubViewsAndBackToBackCalls(BlurPass::Strips, {5, 3, BorderMode::Reflect}, {2, 2, BorderMode::Zero});
-  SCOPED_TRACE("slide-strips");
-  expectSubViewsAndBackToBackCalls(BlurPass::SlideStrips, {15, 3, BorderMode::Reflect},
-                                   {30, 2, BorderMode::Zero});
 }
 
 // Few launches, for compute-sanitizer (memcheck, racecheck, synccheck): every shipped pass
@@ -492,7 +470,6 @@ TEST(BoxBlurGpu, SanitizerSubset) {
     expectGpuMatchesCpu({{{37, 23}, {1100, 12}, {2100, 3}, {4200, 2}}, {3, 40}, {2}, {false}, pass});
   }
   expectGpuMatchesCpu({{{37, 23}, {1100, 12}, {2100, 3}}, {1, 5}, {2}, {false}, BlurPass::Strips});
-  expectGpuMatchesCpu({{{37, 23}, {1100, 12}, {2100, 3}}, {6, 25}, {2}, {false}, BlurPass::SlideStrips});
 }
 
 }  // namespace

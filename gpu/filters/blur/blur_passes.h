@@ -68,13 +68,4 @@ void launchFusedPass(ConstRgbaView in, RgbaView out, int radius, BorderMode bord
 void launchStripPass(ConstRgbaView in, RgbaView out, int radius, BorderMode border, bool pdl,
                      cudaStream_t stream);
 
-// ---- sliding strips (blur_slide_strips.cu): both axes in one kernel, a warp a span of columns
-// walking down a segment of rows, no shared memory; radius kMinSlideStripRadius..kMaxSlideStripRadius
-// (blur_slide_strips.h), std::invalid_argument beyond
-void launchSlideStripPass(ConstRgbaView in, RgbaView out, int radius, BorderMode border, bool pdl,
-                          cudaStream_t stream);
-// Its layout for a width x height frame: columns a lane (C) and output rows a segment.
-int slideStripColumns(int radius);
-int slideStripRows(int width, int height, int radius);
-
 }  // namespace vp::blur

@@ -5,7 +5,8 @@
 // x, x+1 (the two lanes) and rows y, y+1. The block first stages its window samples,
 // border-extended, in shared memory as those lane pairs: per channel, per row, one word
 // for each pair of adjacent columns, split by the parity of the first column so that a
-// warp's reads are consecutive words (no bank conflicts).
+// warp's reads are consecutive words (no bank conflicts). R is held as IntLanes, G and B as
+// HalfLanes (median_select.h), so the selections use the ALU and the FMA pipes.
 #include "gpu/cuda/cuda_check.h"
 #include "gpu/cuda/launch.cuh"
 #include "gpu/filters/common/radius_dispatch.h"
@@ -15,6 +16,8 @@
 #include "gpu/filters/median/median_strips.h"  // storePair
 
 #include <cuda_runtime.h>
+
+#include <type_traits>
 
 namespace vp::median {
 namespace {
@@ -42,10 +45,10 @@ __device__ __forceinline__ int pairWord(int ty, int q) {
 
 // The medians of one channel for the quad: `plane` points at the word of tile row `ty`
 // (the quad's first output row, less R) and of the thread's first pair (dx = -R).
-template <int R>
+template <int R, class L>
 __device__ __forceinline__ void medianQuadStaged(const uint32_t* plane, uint32_t& m0, uint32_t& m1) {
   using S = NetShape<R>;
-  medianQuad<R>(
+  medianQuad<R, L>(
       [plane](auto row, auto p) {
         constexpr int Row = decltype(row)::value, P = decltype(p)::value;
         return plane[Row * S::kRowWords + (P & 1) * S::kHalfW + (P >> 1)];
@@ -56,6 +59,12 @@ __device__ __forceinline__ void medianQuadStaged(const uint32_t* plane, uint32_t
 __device__ __forceinline__ uint32_t loadPixel(ConstRgbaView in, int x, int y) {
   return __ldg(reinterpret_cast<const uint32_t*>(in.row(y)) + x);
 }
+
+// The channels held as HalfLanes (bit c: channel c), the others as IntLanes: the ALU pipe
+// that bounds an all-IntLanes kernel then shares the compare-exchanges with the FMA pipes.
+// G and B measured fastest of the choices (docs/design/median.md); the interleaved variant
+// (kTogether) keeps all three as IntLanes.
+constexpr unsigned kHalfLaneChannels = 0b110u;
 
 template <int R, bool kTogether>
 __global__ void __launch_bounds__(kNetThreadsX* kNetThreadsY)
@@ -85,7 +94,10 @@ __global__ void __launch_bounds__(kNetThreadsX* kNetThreadsY)
     }
     const int word = pairWord<R>(ty, q);
 #pragma unroll
-    for (int c = 0; c < 3; ++c) tile[c * S::kPlaneWords + word] = lanePair(p0, p1, c);
+    for (int c = 0; c < 3; ++c)
+      tile[c * S::kPlaneWords + word] = !kTogether && (kHalfLaneChannels >> c & 1u)
+                                            ? HalfLanes::pack(p0, p1, c)
+                                            : IntLanes::pack(p0, p1, c);
   }
   __syncthreads();
   const int t = int(threadIdx.x), ty = 2 * int(threadIdx.y);
@@ -94,16 +106,13 @@ __global__ void __launch_bounds__(kNetThreadsX* kNetThreadsY)
   const uint32_t* plane = tile + ty * S::kRowWords + t;
   if constexpr (kTogether) {
 #pragma unroll
-    for (int c = 0; c < 3; ++c) medianQuadStaged<R>(plane + c * S::kPlaneWords, m[c][0], m[c][1]);
+    for (int c = 0; c < 3; ++c) medianQuadStaged<R, IntLanes>(plane + c * S::kPlaneWords, m[c][0], m[c][1]);
   } else {
-    // One channel at a time keeps the working set to K registers.
-#pragma unroll 1
-    for (int c = 0; c < 3; ++c) {
-      uint32_t m0, m1;
-      medianQuadStaged<R>(plane + c * S::kPlaneWords, m0, m1);
-      m[c][0] = m0;
-      m[c][1] = m1;
-    }
+    staticFor<3>([&](auto c) {
+      constexpr int C = decltype(c)::value;
+      using L = std::conditional_t<(kHalfLaneChannels >> C & 1u) != 0, HalfLanes, IntLanes>;
+      medianQuadStaged<R, L>(plane + C * S::kPlaneWords, m[C][0], m[C][1]);
+    });
   }
   const int x = x0 + 2 * t;
   if (x >= w) return;

@@ -72,41 +72,82 @@ __host__ __device__ __forceinline__ uint32_t bytePerm(uint32_t a, uint32_t b, ui
 #endif
 }
 
-// Byte pairs for channel c: [c of p0, c of p0, c of p1, c of p1] (lanes v * 257).
+// Lane kinds: how a sample word's two 16-bit lanes hold a channel byte v and how they are
+// compared. Both order a word's lanes as the bytes, and every selection below moves samples
+// and never makes one, so both give the same medians; a median's lanes have v in their low
+// byte either way (storePair reads that).
+//
+// IntLanes: v * 257, min.u16x2 / max.u16x2 (VIMNMX): 2 instructions a compare-exchange, all
+// on the ALU pipe, which sm_90 runs at half the issue rate (2 warp instructions a clock an SM).
+struct IntLanes {
+  __host__ __device__ static __forceinline__ uint32_t pack(uint32_t p0, uint32_t p1, int c) {
+    return bytePerm(p0, p1, 0x4400u + 0x1111u * unsigned(c));
+  }
+  __host__ __device__ static __forceinline__ void cas(uint32_t& a, uint32_t& b) {
+    const uint32_t lo = minLanes(a, b);
+    b = maxLanes(a, b);
+    a = lo;
+  }
+};
+
+// HalfLanes: v, read as an fp16 subnormal v * 2^-24. A compare-exchange is d = sat(a - b)
+// = max(a - b, 0), max = b + d, min = a - d: exact, because every value and every
+// difference is an integer multiple of 2^-24 below 2^-14 in magnitude (fp16 keeps
+// subnormals), and sat clamps a negative difference to zero. 3 instructions, but on the
+// FMA pipes (HADD2), which the ALU-bound networks leave idle, so a channel held this way
+// runs beside one held as IntLanes. (min.f16x2 / max.f16x2 would go to the ALU pipe too.)
+struct HalfLanes {
+  __host__ __device__ static __forceinline__ uint32_t pack(uint32_t p0, uint32_t p1, int c) {
+    return IntLanes::pack(p0, p1, c) & 0x00FF00FFu;
+  }
+  __host__ __device__ static __forceinline__ void cas(uint32_t& a, uint32_t& b) {
+#if defined(__CUDA_ARCH__)
+    uint32_t d, lo, hi;
+    asm("sub.sat.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+    asm("add.f16x2 %0, %1, %2;" : "=r"(hi) : "r"(b), "r"(d));
+    asm("sub.f16x2 %0, %1, %2;" : "=r"(lo) : "r"(a), "r"(d));
+    a = lo;
+    b = hi;
+#else
+    IntLanes::cas(a, b);  // the lanes' bit patterns order as their values
+#endif
+  }
+};
+
+// Byte pairs for channel c: [c of p0, c of p0, c of p1, c of p1] (IntLanes: v * 257).
 __host__ __device__ __forceinline__ uint32_t lanePair(uint32_t p0, uint32_t p1, int c) {
-  return bytePerm(p0, p1, 0x4400u + 0x1111u * unsigned(c));
+  return IntLanes::pack(p0, p1, c);
 }
 
-// Compare-exchange of two 16-bit lanes: a = min, b = max, lane by lane.
-__host__ __device__ __forceinline__ void cas(uint32_t& a, uint32_t& b) {
-  const uint32_t lo = minLanes(a, b);
-  b = maxLanes(a, b);
-  a = lo;
-}
-
+// The median of three words, lane by lane: max(min(a, b), min(max(a, b), c)), the unused
+// half of each exchange left to the compiler to drop.
+template <class L = IntLanes>
 __host__ __device__ __forceinline__ uint32_t med3(uint32_t a, uint32_t b, uint32_t c) {
-  return maxLanes(minLanes(a, b), minLanes(maxLanes(a, b), c));
+  L::cas(a, b);
+  L::cas(b, c);
+  L::cas(a, b);
+  return b;
 }
 
 // The minimum of a[LO .. LO+COUNT-1] to a[LO] by a tree of compare-exchanges (every
 // value is kept; COUNT-1 exchanges, depth ceil(log2 COUNT)).
-template <int LO, int COUNT, int K>
+template <class L, int LO, int COUNT, int K>
 __host__ __device__ __forceinline__ void minToFront(uint32_t (&a)[K]) {
   if constexpr (COUNT >= 2) {
     constexpr int H = COUNT / 2;
-    minToFront<LO, H>(a);
-    minToFront<LO + H, COUNT - H>(a);
-    cas(a[LO], a[LO + H]);
+    minToFront<L, LO, H>(a);
+    minToFront<L, LO + H, COUNT - H>(a);
+    L::cas(a[LO], a[LO + H]);
   }
 }
 // The maximum of a[LO .. LO+COUNT-1] to a[LO+COUNT-1], likewise.
-template <int LO, int COUNT, int K>
+template <class L, int LO, int COUNT, int K>
 __host__ __device__ __forceinline__ void maxToBack(uint32_t (&a)[K]) {
   if constexpr (COUNT >= 2) {
     constexpr int H = COUNT / 2;
-    maxToBack<LO, H>(a);
-    maxToBack<LO + H, COUNT - H>(a);
-    cas(a[LO + H - 1], a[LO + COUNT - 1]);
+    maxToBack<L, LO, H>(a);
+    maxToBack<L, LO + H, COUNT - H>(a);
+    L::cas(a[LO + H - 1], a[LO + COUNT - 1]);
   }
 }
 
@@ -116,16 +157,16 @@ __host__ __device__ __forceinline__ void maxToBack(uint32_t (&a)[K]) {
 // the middle; a tree brings each to its end. The middle element is only ever the later
 // operand of the minimum's exchanges, so it can only grow there and a maximum held there
 // stays for the second tree.
-template <int LO, int S, int K>
+template <class L, int LO, int S, int K>
 __host__ __device__ __forceinline__ void minMax(uint32_t (&a)[K]) {
   static_assert(S >= 2 && LO >= 0 && LO + S <= K, "min-max window outside the set");
   constexpr int kHalf = (S + 1) / 2;  // a half plus the middle when S is odd
   staticFor<S / 2>([&](auto i) {
     constexpr int I = decltype(i)::value;
-    cas(a[LO + I], a[LO + S - 1 - I]);
+    L::cas(a[LO + I], a[LO + S - 1 - I]);
   });
-  minToFront<LO, kHalf>(a);
-  maxToBack<LO + S - kHalf, kHalf>(a);
+  minToFront<L, LO, kHalf>(a);
+  maxToBack<L, LO + S - kHalf, kHalf>(a);
 }
 
 template <int R>
@@ -141,7 +182,7 @@ struct SelectShape {
 // After the shared rounds the live set is a[kShared-kSet+1 .. kSet-2]; each new sample
 // goes to a[kSet-1] (the forgotten maximum's place). Adds the 2R+1 samples of window row
 // ROW (the row's own) and returns the median.
-template <int R, int ROW, class Sample>
+template <int R, int ROW, class L, class Sample>
 __host__ __device__ __forceinline__ uint32_t finishOwnRow(uint32_t (&a)[SelectShape<R>::kSet],
                                                           Sample& sample) {
   using S = SelectShape<R>;
@@ -149,15 +190,15 @@ __host__ __device__ __forceinline__ uint32_t finishOwnRow(uint32_t (&a)[SelectSh
     constexpr int P = decltype(p)::value;  // dx + R
     a[S::kSet - 1] = sample(Int<ROW>{}, Int<P>{});
     constexpr int kLo = S::kShared - S::kSet + 1 + P;
-    if constexpr (P < S::kSide - 1) minMax<kLo, S::kSet - kLo>(a);
+    if constexpr (P < S::kSide - 1) minMax<L, kLo, S::kSet - kLo>(a);
   });
-  return med3(a[S::kSet - 3], a[S::kSet - 2], a[S::kSet - 1]);
+  return med3<L>(a[S::kSet - 3], a[S::kSet - 2], a[S::kSet - 1]);
 }
 
 // The medians of one channel for a quad's two output rows: sample(Int<row>, Int<P>) is
 // the word of window row `row` (0 .. 2R+1: the first output's window is rows 0 .. 2R, the
-// second's 1 .. 2R+1) at column offset P - R.
-template <int R, class Sample>
+// second's 1 .. 2R+1) at column offset P - R, held as lanes of kind L.
+template <int R, class L = IntLanes, class Sample>
 __host__ __device__ __forceinline__ void medianQuad(Sample&& sample, uint32_t& m0, uint32_t& m1) {
   using S = SelectShape<R>;
   // Shared sample e: window rows 1 .. 2R, row-major.
@@ -170,13 +211,13 @@ __host__ __device__ __forceinline__ void medianQuad(Sample&& sample, uint32_t& m
   // Round t: forget the extremes of a[t .. kSet-1], then add shared sample kSet + t.
   staticFor<S::kShared - S::kSet + 1>([&](auto t) {
     constexpr int T = decltype(t)::value;
-    minMax<T, S::kSet - T>(a);
+    minMax<L, T, S::kSet - T>(a);
     if constexpr (T < S::kShared - S::kSet) a[S::kSet - 1] = shared(Int<S::kSet + T>{});
   });
   uint32_t b[S::kSet];
   staticFor<S::kSet>([&](auto i) { b[decltype(i)::value] = a[decltype(i)::value]; });
-  m0 = finishOwnRow<R, 0>(a, sample);          // row 0 of the first window
-  m1 = finishOwnRow<R, 2 * R + 1>(b, sample);  // the last row of the second
+  m0 = finishOwnRow<R, 0, L>(a, sample);          // row 0 of the first window
+  m1 = finishOwnRow<R, 2 * R + 1, L>(b, sample);  // the last row of the second
 }
 
 }  // namespace vp::median

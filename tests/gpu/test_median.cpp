@@ -5,6 +5,7 @@
 #include "gpu/filters/chain.h"
 #include "gpu/filters/median/median.h"
 #include "gpu/filters/median/median_filter.h"
+#include "gpu/filters/median/median_sorted.h"
 #include "gpu/filters/median/median_strips.h"
 #include "gpu/processor.h"
 #include "support/borders.h"
@@ -18,6 +19,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <set>
 #include <stdexcept>
@@ -29,8 +32,8 @@ namespace vp {
 namespace {
 
 using test::kBorderModes;
-constexpr MedianMethod kMethods[] = {MedianMethod::Strips, MedianMethod::Network, MedianMethod::Histogram,
-                                     MedianMethod::HistogramWide};
+constexpr MedianMethod kMethods[] = {MedianMethod::Strips, MedianMethod::Sorted, MedianMethod::Network,
+                                     MedianMethod::Histogram, MedianMethod::HistogramWide};
 
 std::string describe(int w, int h, const char* image, const MedianParams& p) {
   return std::to_string(w) + "x" + std::to_string(h) + " " + image + " r=" + std::to_string(p.radius) + " " +
@@ -209,6 +212,150 @@ TEST(MedianStripsOnHost, KernelStagesMatchCpuTwin) {
   }
 }
 
+// ---- the sorted-columns method: its merges and selection on every 0-1 input (a network of
+// min / max is right on all inputs when it is right on all 0-1 inputs), its stages run on the
+// host for every block, warp and lane ----
+
+// Lane words holding the value v in both lanes, as IntLanes hold a byte.
+uint32_t bothLanes(uint32_t v) { return v | v << 16; }
+
+template <int M, int N>
+void expectMergesEvery01Input() {
+  for (int ones = 0; ones <= M; ++ones)
+    for (int onesB = 0; onesB <= N; ++onesB) {
+      median::Words<M> a;
+      median::Words<N> b;
+      for (int i = 0; i < M; ++i) a[i] = bothLanes(i >= M - ones ? 1u : 0u);  // ascending
+      for (int i = 0; i < N; ++i) b[i] = bothLanes(i >= N - onesB ? 1u : 0u);
+      const median::Words<M + N> out = median::oddEvenMerge<median::IntLanes>(a, b);
+      for (int i = 0; i < M + N; ++i)
+        ASSERT_EQ(out[i], bothLanes(i >= M + N - ones - onesB ? 1u : 0u)) << M << "+" << N << " at " << i;
+    }
+}
+
+TEST(MedianSortedOnHost, OddEvenMergesSortEvery01Input) {
+  expectMergesEvery01Input<1, 1>();
+  expectMergesEvery01Input<2, 2>();
+  expectMergesEvery01Input<4, 1>();
+  expectMergesEvery01Input<5, 5>();
+  expectMergesEvery01Input<10, 10>();
+  expectMergesEvery01Input<7, 3>();
+}
+
+// Every 0-1 window, as sorted columns (each column's count of ones): 6^5 windows, and the
+// selection must give the window's 13th sample; then random windows of bytes in both lanes
+// (lanes independent), against std::nth_element.
+TEST(MedianSortedOnHost, SelectionIsTheThirteenthOfEvery01Window) {
+  using median::kSortedSide;
+  using W5 = median::Words<kSortedSide>;
+  auto column = [](int ones) {
+    W5 c;
+    for (int k = 0; k < kSortedSide; ++k) c[k] = bothLanes(k >= kSortedSide - ones ? 1u : 0u);
+    return c;
+  };
+  auto median01 = [&](const std::array<int, kSortedSide>& ones) {
+    const W5 a = column(ones[0]), b = column(ones[1]), c = column(ones[2]), d = column(ones[3]),
+             e = column(ones[4]);
+    const auto left = median::oddEvenMerge<median::IntLanes>(a, b);
+    const auto own = median::oddEvenMerge<median::IntLanes>(c, d);
+    return median::sortedMedian<median::IntLanes>(left, own, e);
+  };
+  std::array<int, kSortedSide> ones{};
+  for (int code = 0; code < 6 * 6 * 6 * 6 * 6; ++code) {
+    int total = 0;
+    for (int k = 0, v = code; k < kSortedSide; ++k, v /= 6) total += ones[k] = v % 6;
+    ASSERT_EQ(median01(ones), bothLanes(total >= 13 ? 1u : 0u)) << "code " << code;
+  }
+  uint32_t seed = 12345;
+  auto next = [&] { return (seed = seed * 1664525u + 1013904223u) >> 24; };
+  for (int trial = 0; trial < 20000; ++trial) {
+    W5 cols[kSortedSide];
+    std::array<uint32_t, 25> lo{}, hi{};
+    for (int k = 0; k < kSortedSide; ++k) {
+      uint32_t w[kSortedSide + 1];
+      for (uint32_t& v : w) v = next() * 257u | next() * 257u << 16;
+      W5 s1;
+      median::sortedColumnPair<median::IntLanes>(w, cols[k], s1);  // rows 0..4 of the six
+      for (int i = 0; i < kSortedSide; ++i) lo[5 * k + i] = w[i] & 0xFFFFu, hi[5 * k + i] = w[i] >> 16;
+      for (int i = 1; i < kSortedSide; ++i)
+        ASSERT_TRUE((cols[k][i - 1] & 0xFFFFu) <= (cols[k][i] & 0xFFFFu) &&
+                    cols[k][i - 1] >> 16 <= cols[k][i] >> 16);
+    }
+    const auto left = median::oddEvenMerge<median::IntLanes>(cols[0], cols[1]);
+    const auto own = median::oddEvenMerge<median::IntLanes>(cols[2], cols[3]);
+    const uint32_t m = median::sortedMedian<median::IntLanes>(left, own, cols[4]);
+    std::nth_element(lo.begin(), lo.begin() + 12, lo.end());
+    std::nth_element(hi.begin(), hi.begin() + 12, hi.end());
+    ASSERT_EQ(m, lo[12] | hi[12] << 16) << "trial " << trial;
+  }
+}
+
+// The kernel's stages for one lane and channel: lanes[-1..1]'s words of the row pair's six
+// sample rows, the medians of the pair's two output rows.
+template <class L>
+void sortedPairOnHost(const median::PairSamples<median::kSortedRadius>* lanes, int q, int c,
+                      uint32_t (&m)[2]) {
+  using median::kSortedSide;
+  median::Words<kSortedSide> s[3][2];
+  for (int d = 0; d < 3; ++d) {
+    uint32_t w[kSortedSide + 1];
+    for (int i = 0; i <= kSortedSide; ++i) w[i] = L::pack(lanes[d - 1].p0[q + i], lanes[d - 1].p1[q + i], c);
+    median::sortedColumnPair<L>(w, s[d][0], s[d][1]);
+  }
+  for (int j = 0; j < 2; ++j) {
+    const auto left = median::pairMerge<L>(s[0][j], median::oddColumns(s[0][j], s[1][j]));
+    const auto own = median::pairMerge<L>(s[1][j], median::oddColumns(s[1][j], s[2][j]));
+    m[j] = median::sortedMedian<L>(left, own, s[2][j]);
+  }
+}
+
+template <class L>
+HostImage sortedOnHost(const HostImage& in, BorderMode border) {
+  constexpr int R = median::kSortedRadius;
+  using Lane = median::PairStripLane;
+  const int w = in.width(), h = in.height();
+  HostImage out(w, h);
+  test::poison(out);
+  test::runLanesOnHost<Lane>(
+      Lane::blocksAcross(w), stripBlocksDown(h), w,
+      [&](const Lane& l) {
+        median::PairSamples<R> s;
+        median::pairSamples<R>(in.cview(), border, l, s);
+        return s;
+      },
+      [w](const Lane& l) { return l.ownsColumns(w); },
+      [&](const Lane& l, const median::PairSamples<R>* lanes) {
+        for (int q = 0; q < kStripRows; q += 2) {
+          uint32_t m[3][2];
+          for (int c = 0; c < 3; ++c) sortedPairOnHost<L>(lanes, q, c, m[c]);
+          for (int j = 0; j < 2 && l.y0 + q + j < h; ++j)
+            median::storePair(out.view(), l.x, l.y0 + q + j, m[0][j], m[1][j], m[2][j],
+                              lanes[0].p0[q + j + R], lanes[0].p1[q + j + R]);
+        }
+      });
+  return out;
+}
+
+TEST(MedianSortedOnHost, KernelStagesMatchCpuTwin) {
+  const std::vector<std::pair<int, int>> sizes = {{1, 1},  {2, 3},   {3, 2},    {7, 5},
+                                                  {59, 9}, {61, 17}, {121, 23}, {333, 70}};
+  for (auto [w, h] : sizes) {
+    MedianCpuScratch scratch(w, h);
+    for (const char* image : {"random", "two-values", "impulses"}) {
+      const HostImage in = makeCase(image, w, h, 43);
+      for (BorderMode mode : kBorderModes) {
+        const MedianParams p{median::kSortedRadius, mode};
+        const HostImage want = cpuMedian(in, p, scratch);
+        for (const HostImage& got :
+             {sortedOnHost<median::IntLanes>(in, mode), sortedOnHost<median::HalfLanes>(in, mode)}) {
+          const test::ImageDiff d = test::compare(got, want);
+          ASSERT_EQ(d.differing, 0u) << describe(w, h, image, p) << ": " << d.first;
+        }
+      }
+    }
+  }
+}
+
 TEST(MedianArgs, CpuRejectsBadArguments) {
   test::expectCpuArgumentChecks<MedianParams, MedianCpuScratch>(
       kMaxMedianDimension, [](RgbaView a, RgbaView b, auto&& run) { expectArgumentChecks(a, b, run); }, medianCpu);
@@ -232,6 +379,10 @@ TEST(MedianArgs, GpuRejectsBadArguments) {
   EXPECT_THROW(
       detail::medianGpuTuned(a.view(), b.view(), MedianParams{kMaxStripMedianRadius + 1}, strips, ws, stream),
       std::invalid_argument);
+  detail::MedianTuning sorted{MedianMethod::Sorted};
+  for (int r : {kSortedMedianRadius - 1, kSortedMedianRadius + 1})
+    EXPECT_THROW(detail::medianGpuTuned(a.view(), b.view(), MedianParams{r}, sorted, ws, stream),
+                 std::invalid_argument);
   detail::MedianTuning narrow{MedianMethod::Histogram};
   EXPECT_THROW(
       detail::medianGpuTuned(a.view(), b.view(), MedianParams{kMaxHistogramRadius + 1}, narrow, ws, stream),
@@ -253,7 +404,7 @@ std::vector<detail::MedianTuning> tuningsFor(int r) {
     if (m != t[0].method) t.push_back({m});
     if (m == MedianMethod::Network) {
       t.push_back({m, false, 0, true});  // the channels interleaved
-    } else if (m != MedianMethod::Strips) {
+    } else if (m != MedianMethod::Strips && m != MedianMethod::Sorted) {
       t.push_back({m, true, 0});   // load-add-store counter updates
       t.push_back({m, false, 5});  // short segments: many first windows, segment ends everywhere
     }

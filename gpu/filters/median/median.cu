@@ -73,6 +73,9 @@ void run(ConstRgbaView in, RgbaView out, const MedianParams& p, const detail::Me
     case MedianMethod::Strips:
       median::launchStrips(in, out, p.radius, p.border, stream);
       return;
+    case MedianMethod::Sorted:
+      median::launchSorted(in, out, p.border, stream);
+      return;
     case MedianMethod::Histogram:
     case MedianMethod::HistogramWide: {
       const bool wide = tuning.method == MedianMethod::HistogramWide;

@@ -8,13 +8,13 @@
 // r = 1..15. Both backends compute this order statistic exactly, so they agree byte for
 // byte whatever method each uses.
 //
-// GPU methods (median_params.h, docs/design/median.md): r <= 3 forgetful selection
-// networks in registers, two outputs per 32-bit word in 16-bit lanes (min.u16x2 /
-// max.u16x2), the samples in registers and shuffled between the lanes of a warp strip for
-// r = 1, staged in shared memory for r = 2, 3; larger r sliding per-column histograms in
-// shared memory (one thread per
-// column and channel, O(r) counter updates per output row, an O(1) coarse-to-fine search
-// for the median).
+// GPU methods (median_params.h, docs/design/median.md), two outputs per 32-bit word in
+// 16-bit lanes (median_select.h): r = 1 a forgetful selection network on samples in
+// registers, shuffled between the lanes of a warp strip; r = 2 the window's columns sorted
+// and merged, each sort and merge shared by the windows that overlap it (median_sorted.h);
+// r = 3 the forgetful network on samples staged in shared memory; larger r sliding
+// per-column histograms in shared memory (one thread per column and channel, O(r) counter
+// updates per output row, an O(1) coarse-to-fine search for the median).
 #pragma once
 
 #include "gpu/filters/median/median_params.h"

@@ -21,6 +21,10 @@ void launchNetwork(ConstRgbaView in, RgbaView out, int r, BorderMode border, boo
 // a warp per 60 x 8 outputs (median_strips.h).
 void launchStrips(ConstRgbaView in, RgbaView out, int r, BorderMode border, cudaStream_t stream);
 
+// Sorted columns, r = kSortedMedianRadius (2) only: the columns' windows sorted and merged, a warp
+// per 60 x 8 outputs (median_sorted.h).
+void launchSorted(ConstRgbaView in, RgbaView out, BorderMode border, cudaStream_t stream);
+
 // Sliding histograms: a 96-thread block (32 columns x 3 channels) per column strip and
 // segment of rows. `wide`: 16-bit counters (any r), else 8-bit ((2r+1)^2 <= 255).
 constexpr int kHistColumns = 32;                // output columns per block

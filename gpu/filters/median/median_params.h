@@ -24,15 +24,18 @@ enum class MedianMethod : uint8_t {
   Histogram,      // per-column sliding histograms with 8-bit counters; (2r+1)^2 <= 255, r <= 7
   HistogramWide,  // the same with 16-bit counters; any r
   Strips,         // forgetful selection, samples in registers (warp strips); r <= kMaxStripMedianRadius
+  Sorted,         // sorted columns merged, samples in registers (warp strips); r == kSortedMedianRadius
 };
 constexpr int kMaxNetworkRadius = 3;      // the network kernels exist for r = 1..3
 constexpr int kMaxHistogramRadius = 7;    // 8-bit counters hold (2r+1)^2 <= 225
 constexpr int kMaxStripMedianRadius = 1;  // where it measured faster than the staged network
-constexpr int kMedianMethodCount = 4;
+constexpr int kSortedMedianRadius = 2;    // the sorted-columns kernel is written for 5 x 5
+constexpr int kMedianMethodCount = 5;
 
 // The method medianGpu runs at radius r (the switch points are measured: docs/design/median.md).
 constexpr MedianMethod selectMedianMethod(int r) {
   return r <= kMaxStripMedianRadius ? MedianMethod::Strips
+         : r == kSortedMedianRadius ? MedianMethod::Sorted
          : r <= kMaxNetworkRadius   ? MedianMethod::Network
          : r <= kMaxHistogramRadius ? MedianMethod::Histogram
                                     : MedianMethod::HistogramWide;
@@ -49,10 +52,12 @@ constexpr bool medianMethodSupports(MedianMethod method, int r) {
       return true;
     case MedianMethod::Strips:
       return r <= kMaxStripMedianRadius;
+    case MedianMethod::Sorted:
+      return r == kSortedMedianRadius;
   }
   return false;
 }
-// "network", "histogram", "histogram16", "strips": benchmark labels and test names.
+// "network", "histogram", "histogram16", "strips", "sorted": benchmark labels and test names.
 constexpr const char* medianMethodName(MedianMethod method) {
   switch (method) {
     case MedianMethod::Network:
@@ -63,6 +68,8 @@ constexpr const char* medianMethodName(MedianMethod method) {
       return "histogram16";
     case MedianMethod::Strips:
       return "strips";
+    case MedianMethod::Sorted:
+      return "sorted";
   }
   return "?";
 }

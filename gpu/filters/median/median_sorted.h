@@ -1,24 +1,27 @@
-// The median's sorted-columns method for r = 2 (median_sorted.cu): the 5 x 5 window's
-// median from its columns sorted once and merged, where a sort or a merge serves every
-// window that shares it, instead of a selection per window (median_select.h). Samples in
-// registers, no shared memory, no barrier. Plain per-lane stages: the kernel joins them with
-// warp shuffles, the tests run them on the CPU for every block, warp and lane.
+// The median's sorted-columns method for r = 2, 3 (median_sorted.cu): the window's median
+// from its columns sorted once and merged, where a sort or a merge serves every window that
+// shares it, instead of a selection per window (median_select.h). Samples in registers, no
+// shared memory, no barrier. Plain per-lane stages: the kernel joins them with warp
+// shuffles, the tests run them on the CPU for every block, warp and lane.
 //
-// Layout: the median strips' (median_strips.h: lane l works on columns x, x + 1, x = x0 - 2 +
-// 2l; lanes 1 .. 30 own 60 output columns), the lane words of median_select.h (two
-// horizontally adjacent outputs a word; IntLanes or HalfLanes). Per channel and output row:
-//   S     the lane's two columns' vertical windows (rows y - 2 .. y + 2), sorted: the four
-//         rows two output rows share sorted once, then each row's own row merged in;
-//   E     lane l + 1's S (columns x + 2, x + 3): one shuffle a word;
-//   M     merge(S, odd) with odd = columns x + 1, x + 2 (S's high lane and E's low one):
-//         lane 0 the 10 samples of columns x, x + 1, lane 1 those of x + 1, x + 2;
-//   M'    lane l - 1's M (columns x - 2, x - 1 and x - 1, x): one shuffle a word;
-//   out   the 13th of M' u M u E: M' and M merged only as far as ranks 8..13 (the 13th of
-//         25 is one of them whatever E holds), then min over j of max(X_(13-j), E_j).
-// Min-max instructions a lane word (two outputs) and channel: ~13 for S, 26 for M, 46 for
-// the rest, against ~141 for the forgetful selection of a quad. Odd-even merges (Batcher's,
-// any sizes); the compiler drops every exchange whose result no output reads. Exact: every
-// step moves samples and never makes one.
+// Layout: warp strips of two columns a lane (lane l works on columns x, x + 1, x = x0 - 2H +
+// 2l, H = R - 1 halo lanes each side: 60 output columns a warp at r = 2, 56 at r = 3), the
+// lane words of median_select.h (two horizontally adjacent outputs a word; IntLanes or
+// HalfLanes). Per channel and output row:
+//   S     the lane's two columns' vertical windows (rows y - R .. y + R), sorted: the 2R rows
+//         two output rows share sorted once, then each row's own row merged in;
+//   odd   columns x + 1, x + 2: S's high lane and lane l + 1's S's low lane (one shuffle a word);
+//   M     merge(S, odd): lane 0 the samples of columns x, x + 1, lane 1 those of x + 1, x + 2;
+//   r = 2 the 13th of M' (lane l - 1's M: columns x - 2, x - 1), M and E (lane l + 1's S:
+//         column x + 2): M' and M merged only as far as ranks 8..13 (the 13th of 25 is one
+//         of them whatever E holds), then min over j of max(X_(13-j), E_j);
+//   r = 3 the 25th of C (lane l - 2's odd: column x - 3), M', M and M'' (lane l + 1's M:
+//         columns x + 2, x + 3): the three M merged as far as ranks 18..25, then C likewise.
+// A merge done by one lane serves two windows. Min-max instructions a lane word (two
+// outputs) and channel at r = 2: ~13 for S, 26 for M, 46 for the rest, against ~141 for the
+// forgetful selection of a quad; r = 3: ~24, 42 and 196 against ~470. Odd-even merges
+// (Batcher's, any sizes); the compiler drops every exchange whose result no output reads.
+// Exact: every step moves samples and never makes one.
 #pragma once
 
 #include "gpu/filters/common/tile_access.h"

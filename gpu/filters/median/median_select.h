@@ -1,13 +1,15 @@
 // Forgetful selection (Perrot et al. 2014) of the median of a (2R+1)^2 window, the small
 // radii's method, on two 16-bit lanes at once: what the network kernels of
 // median_network.cu (samples in shared memory) and median_strips.cu (samples in registers)
-// share. Host and device: the tests run it on the CPU too.
+// share, with the lane kinds and exchanges the sorted columns (median_sorted.h) use too.
+// Host and device: the tests run it on the CPU too.
 //
-// Lanes. A sample word carries one channel of two horizontally adjacent outputs, the byte
-// doubled into each 16-bit lane (v * 257, so the lane order is the byte order). A
+// Lanes. A sample word carries one channel of two horizontally adjacent outputs, one byte
+// in each 16-bit lane, ordered as the bytes (IntLanes and HalfLanes below). A
 // compare-exchange is then 2 instructions for 2 outputs (min.u16x2 / max.u16x2, one
-// instruction each on sm_90). (__vminu4 / __vmaxu4 are not native on sm_90: nvcc emits ~11
-// instructions for each, so byte lanes cost more per output even four at a time.)
+// instruction each on sm_90), or 3 on the FMA pipes. (__vminu4 / __vmaxu4 are not native on
+// sm_90: nvcc emits ~11 instructions for each, so byte lanes cost more per output even four
+// at a time.)
 //
 // Selection of the median of N = 2M+1 samples: keep a working set of K = M+2 samples in
 // registers; bring its minimum and maximum to its ends with a min-max network, forget

@@ -162,22 +162,33 @@ void expectArgumentChecks(RgbaView a, RgbaView b, Median&& median) {
 // ---- the strip method's per-lane stages run on the host for every block, warp and lane,
 // each shuffle replaced by reading the neighbouring lanes' samples ----
 
-template <int R>
-HostImage stripsOnHost(const HostImage& in, BorderMode border) {
-  constexpr int N = median::kMedianStripSamples<R>;
+// Runs a two-columns-a-lane strip layout (median::PairStripLane) on the host: every lane's
+// samples of R, then outputs(lane, lanes, out) for every owning lane, lanes[d] its neighbour
+// d lanes to the right.
+template <int R, class Outputs>
+HostImage pairStripsOnHost(const HostImage& in, BorderMode border, Outputs&& outputs) {
   using Lane = median::PairStripLane;
   const int w = in.width(), h = in.height();
   HostImage out(w, h);
   test::poison(out);
   test::runLanesOnHost<Lane>(
-      median::PairStripLane::blocksAcross(w), stripBlocksDown(h), w,
+      Lane::blocksAcross(w), stripBlocksDown(h), w,
       [&](const Lane& l) {
         median::PairSamples<R> s;
         median::pairSamples<R>(in.cview(), border, l, s);
         return s;
       },
       [w](const Lane& l) { return l.ownsColumns(w); },
-      [&](const Lane& l, const median::PairSamples<R>* lanes) {
+      [&](const Lane& l, const median::PairSamples<R>* lanes) { outputs(l, lanes, out); });
+  return out;
+}
+
+template <int R>
+HostImage stripsOnHost(const HostImage& in, BorderMode border) {
+  constexpr int N = median::kMedianStripSamples<R>;
+  const int h = in.height();
+  return pairStripsOnHost<R>(
+      in, border, [&](const median::PairStripLane& l, const median::PairSamples<R>* lanes, HostImage& out) {
         uint32_t m[3][kStripRows];
         for (int c = 0; c < 3; ++c) {
           uint32_t words[3][N];
@@ -191,7 +202,6 @@ HostImage stripsOnHost(const HostImage& in, BorderMode border) {
           median::storePair(out.view(), l.x, l.y0 + i, m[0][i], m[1][i], m[2][i], lanes[0].p0[i + R],
                             lanes[0].p1[i + R]);
       });
-  return out;
 }
 
 TEST(MedianStripsOnHost, KernelStagesMatchCpuTwin) {
@@ -312,19 +322,9 @@ void sortedPairOnHost(const median::PairSamples<median::kSortedRadius>* lanes, i
 template <class L>
 HostImage sortedOnHost(const HostImage& in, BorderMode border) {
   constexpr int R = median::kSortedRadius;
-  using Lane = median::PairStripLane;
-  const int w = in.width(), h = in.height();
-  HostImage out(w, h);
-  test::poison(out);
-  test::runLanesOnHost<Lane>(
-      Lane::blocksAcross(w), stripBlocksDown(h), w,
-      [&](const Lane& l) {
-        median::PairSamples<R> s;
-        median::pairSamples<R>(in.cview(), border, l, s);
-        return s;
-      },
-      [w](const Lane& l) { return l.ownsColumns(w); },
-      [&](const Lane& l, const median::PairSamples<R>* lanes) {
+  const int h = in.height();
+  return pairStripsOnHost<R>(
+      in, border, [&](const median::PairStripLane& l, const median::PairSamples<R>* lanes, HostImage& out) {
         for (int q = 0; q < kStripRows; q += 2) {
           uint32_t m[3][2];
           for (int c = 0; c < 3; ++c) sortedPairOnHost<L>(lanes, q, c, m[c]);
@@ -333,7 +333,6 @@ HostImage sortedOnHost(const HostImage& in, BorderMode border) {
                               lanes[0].p0[q + j + R], lanes[0].p1[q + j + R]);
         }
       });
-  return out;
 }
 
 TEST(MedianSortedOnHost, KernelStagesMatchCpuTwin) {

@@ -17,8 +17,6 @@
 
 #include <cuda_runtime.h>
 
-#include <type_traits>
-
 namespace vp::median {
 namespace {
 
@@ -72,6 +70,7 @@ __global__ void __launch_bounds__(kNetThreadsX* kNetThreadsY)
   waitForPriorGrid();  // programmatic dependent launch (launch.cuh): before any memory access
   releaseNextGrid();
   using S = NetShape<R>;
+  constexpr unsigned kHalf = kTogether ? 0u : kHalfLaneChannels;
   __shared__ uint32_t tile[3 * S::kPlaneWords];
   const int w = in.width, h = in.height;
   const int x0 = int(blockIdx.x) * kNetTileW, y0 = int(blockIdx.y) * kNetTileH;
@@ -93,11 +92,10 @@ __global__ void __launch_bounds__(kNetThreadsX* kNetThreadsY)
       if (gx1 >= 0) p1 = loadPixel(in, gx1, gy);
     }
     const int word = pairWord<R>(ty, q);
-#pragma unroll
-    for (int c = 0; c < 3; ++c)
-      tile[c * S::kPlaneWords + word] = !kTogether && (kHalfLaneChannels >> c & 1u)
-                                            ? HalfLanes::pack(p0, p1, c)
-                                            : IntLanes::pack(p0, p1, c);
+    staticFor<3>([&](auto c) {
+      constexpr int C = decltype(c)::value;
+      tile[C * S::kPlaneWords + word] = ChannelLanes<kHalf, C>::pack(p0, p1, C);
+    });
   }
   __syncthreads();
   const int t = int(threadIdx.x), ty = 2 * int(threadIdx.y);
@@ -110,8 +108,7 @@ __global__ void __launch_bounds__(kNetThreadsX* kNetThreadsY)
   } else {
     staticFor<3>([&](auto c) {
       constexpr int C = decltype(c)::value;
-      using L = std::conditional_t<(kHalfLaneChannels >> C & 1u) != 0, HalfLanes, IntLanes>;
-      medianQuadStaged<R, L>(plane + C * S::kPlaneWords, m[C][0], m[C][1]);
+      medianQuadStaged<R, ChannelLanes<kHalf, C>>(plane + C * S::kPlaneWords, m[C][0], m[C][1]);
     });
   }
   const int x = x0 + 2 * t;

@@ -116,6 +116,10 @@ struct HalfLanes {
   }
 };
 
+// Channel C's lane kind when the channels in kHalfMask (bit c: channel c) are HalfLanes.
+template <unsigned kHalfMask, int C>
+using ChannelLanes = std::conditional_t<(kHalfMask >> C & 1u) != 0, HalfLanes, IntLanes>;
+
 // Byte pairs for channel c: [c of p0, c of p0, c of p1, c of p1] (IntLanes: v * 257).
 __host__ __device__ __forceinline__ uint32_t lanePair(uint32_t p0, uint32_t p1, int c) {
   return IntLanes::pack(p0, p1, c);

@@ -5,8 +5,6 @@
 #include "gpu/filters/median/median_kernels.h"
 #include "gpu/filters/median/median_sorted.h"
 
-#include <type_traits>
-
 namespace vp::median {
 namespace {
 
@@ -42,7 +40,7 @@ __global__ void __launch_bounds__(kStripThreads)
     uint32_t m[3][2];
     staticFor<3>([&](auto c) {
       constexpr int C = decltype(c)::value;
-      using L = std::conditional_t<(kSortedHalfChannels >> C & 1u) != 0, HalfLanes, IntLanes>;
+      using L = ChannelLanes<kSortedHalfChannels, C>;
       uint32_t w[kSortedSide + 1];
 #pragma unroll
       for (int i = 0; i <= kSortedSide; ++i) w[i] = L::pack(s.p0[q + i], s.p1[q + i], C);

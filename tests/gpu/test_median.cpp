@@ -162,12 +162,11 @@ void expectArgumentChecks(RgbaView a, RgbaView b, Median&& median) {
 // ---- the strip method's per-lane stages run on the host for every block, warp and lane,
 // each shuffle replaced by reading the neighbouring lanes' samples ----
 
-// Runs a two-columns-a-lane strip layout (median::PairStripLane) on the host: every lane's
+// Runs a two-columns-a-lane strip layout (median::PairLane<halo>) on the host: every lane's
 // samples of R, then outputs(lane, lanes, out) for every owning lane, lanes[d] its neighbour
 // d lanes to the right.
-template <int R, class Outputs>
+template <int R, class Lane = median::PairStripLane, class Outputs>
 HostImage pairStripsOnHost(const HostImage& in, BorderMode border, Outputs&& outputs) {
-  using Lane = median::PairStripLane;
   const int w = in.width(), h = in.height();
   HostImage out(w, h);
   test::poison(out);
@@ -222,112 +221,137 @@ TEST(MedianStripsOnHost, KernelStagesMatchCpuTwin) {
   }
 }
 
-// ---- the sorted-columns method: its merges and selection on every 0-1 input (a network of
-// min / max is right on all inputs when it is right on all 0-1 inputs), its stages run on the
-// host for every block, warp and lane ----
+// ---- the sorted-columns method: its merges, sorts and selections on every 0-1 input (a
+// network of min / max is right on all inputs when it is right on all 0-1 inputs), whole
+// windows against nth_element, its stages run on the host for every block, warp and lane ----
 
 // Lane words holding the value v in both lanes, as IntLanes hold a byte.
 uint32_t bothLanes(uint32_t v) { return v | v << 16; }
+
+// An ascending 0-1 list of N words with `ones` ones.
+template <int N>
+median::Words<N> ascending01(int ones) {
+  median::Words<N> a;
+  for (int i = 0; i < N; ++i) a[i] = bothLanes(i >= N - ones ? 1u : 0u);
+  return a;
+}
 
 template <int M, int N>
 void expectMergesEvery01Input() {
   for (int ones = 0; ones <= M; ++ones)
     for (int onesB = 0; onesB <= N; ++onesB) {
-      median::Words<M> a;
-      median::Words<N> b;
-      for (int i = 0; i < M; ++i) a[i] = bothLanes(i >= M - ones ? 1u : 0u);  // ascending
-      for (int i = 0; i < N; ++i) b[i] = bothLanes(i >= N - onesB ? 1u : 0u);
-      const median::Words<M + N> out = median::oddEvenMerge<median::IntLanes>(a, b);
-      for (int i = 0; i < M + N; ++i)
-        ASSERT_EQ(out[i], bothLanes(i >= M + N - ones - onesB ? 1u : 0u)) << M << "+" << N << " at " << i;
+      const median::Words<M + N> out =
+          median::oddEvenMerge<median::IntLanes>(ascending01<M>(ones), ascending01<N>(onesB));
+      ASSERT_EQ(out, ascending01<M + N>(ones + onesB)) << M << "+" << N << ": " << ones << ", " << onesB;
     }
 }
 
-TEST(MedianSortedOnHost, OddEvenMergesSortEvery01Input) {
+template <int N>
+void expectSortsEvery01Input() {
+  for (uint32_t bits = 0; bits < 1u << N; ++bits) {
+    median::Words<N> a;
+    for (int i = 0; i < N; ++i) a[i] = bothLanes(bits >> i & 1u);
+    ASSERT_EQ(median::oddEvenSort<median::IntLanes>(a), ascending01<N>(__builtin_popcount(bits)))
+        << N << ": " << bits;
+  }
+}
+
+// The K-th of x u y on every pair of ascending 0-1 lists.
+template <int K, int NX, int NY>
+void expectKthEvery01Input() {
+  for (int ones = 0; ones <= NX; ++ones)
+    for (int onesY = 0; onesY <= NY; ++onesY) {
+      const uint32_t want = bothLanes(NX + NY - ones - onesY < K ? 1u : 0u);
+      ASSERT_EQ((median::kthOfTwo<K, median::IntLanes>(ascending01<NX>(ones), ascending01<NY>(onesY))), want)
+          << K << " of " << NX << "+" << NY << ": " << ones << ", " << onesY;
+    }
+}
+
+TEST(MedianSortedOnHost, MergesSortsAndSelectionsRightOnEvery01Input) {
   expectMergesEvery01Input<1, 1>();
   expectMergesEvery01Input<2, 2>();
   expectMergesEvery01Input<4, 1>();
+  expectMergesEvery01Input<6, 1>();
   expectMergesEvery01Input<5, 5>();
+  expectMergesEvery01Input<7, 7>();
   expectMergesEvery01Input<10, 10>();
+  expectMergesEvery01Input<14, 14>();
+  expectMergesEvery01Input<14, 28>();
   expectMergesEvery01Input<7, 3>();
+  expectSortsEvery01Input<4>();
+  expectSortsEvery01Input<6>();
+  expectSortsEvery01Input<9>();
+  expectKthEvery01Input<13, 20, 5>();
+  expectKthEvery01Input<25, 42, 7>();
 }
 
-// Every 0-1 window, as sorted columns (each column's count of ones): 6^5 windows, and the
-// selection must give the window's 13th sample; then random windows of bytes in both lanes
-// (lanes independent), against std::nth_element.
-TEST(MedianSortedOnHost, SelectionIsTheThirteenthOfEvery01Window) {
-  using median::kSortedSide;
-  using W5 = median::Words<kSortedSide>;
-  auto column = [](int ones) {
-    W5 c;
-    for (int k = 0; k < kSortedSide; ++k) c[k] = bothLanes(k >= kSortedSide - ones ? 1u : 0u);
-    return c;
-  };
-  auto median01 = [&](const std::array<int, kSortedSide>& ones) {
-    const W5 a = column(ones[0]), b = column(ones[1]), c = column(ones[2]), d = column(ones[3]),
-             e = column(ones[4]);
-    const auto left = median::oddEvenMerge<median::IntLanes>(a, b);
-    const auto own = median::oddEvenMerge<median::IntLanes>(c, d);
-    return median::sortedMedian<median::IntLanes>(left, own, e);
-  };
-  std::array<int, kSortedSide> ones{};
-  for (int code = 0; code < 6 * 6 * 6 * 6 * 6; ++code) {
-    int total = 0;
-    for (int k = 0, v = code; k < kSortedSide; ++k, v /= 6) total += ones[k] = v % 6;
-    ASSERT_EQ(median01(ones), bothLanes(total >= 13 ? 1u : 0u)) << "code " << code;
-  }
-  uint32_t seed = 12345;
+// Random windows of bytes in both lanes (lanes independent) through the whole chain of one
+// lane word, against nth_element: column windows sorted in pairs, pair merges, selection.
+template <int R>
+void expectWindowMedians(uint32_t seed) {
+  constexpr int N = median::kSortedSide<R>, K = (N * N + 1) / 2;
+  using IL = median::IntLanes;
   auto next = [&] { return (seed = seed * 1664525u + 1013904223u) >> 24; };
   for (int trial = 0; trial < 20000; ++trial) {
-    W5 cols[kSortedSide];
-    std::array<uint32_t, 25> lo{}, hi{};
-    for (int k = 0; k < kSortedSide; ++k) {
-      uint32_t w[kSortedSide + 1];
+    median::Words<N> cols[N], unused;
+    std::vector<uint32_t> lo, hi;
+    for (int k = 0; k < N; ++k) {
+      uint32_t w[2 * R + 2];
       for (uint32_t& v : w) v = next() * 257u | next() * 257u << 16;
-      W5 s1;
-      median::sortedColumnPair<median::IntLanes>(w, cols[k], s1);  // rows 0..4 of the six
-      for (int i = 0; i < kSortedSide; ++i) lo[5 * k + i] = w[i] & 0xFFFFu, hi[5 * k + i] = w[i] >> 16;
-      for (int i = 1; i < kSortedSide; ++i)
-        ASSERT_TRUE((cols[k][i - 1] & 0xFFFFu) <= (cols[k][i] & 0xFFFFu) &&
-                    cols[k][i - 1] >> 16 <= cols[k][i] >> 16);
+      median::sortedColumnPair<IL, R>(w, cols[k], unused);  // sample rows 0 .. 2R
+      for (int i = 0; i < N; ++i) lo.push_back(w[i] & 0xFFFFu), hi.push_back(w[i] >> 16);
     }
-    const auto left = median::oddEvenMerge<median::IntLanes>(cols[0], cols[1]);
-    const auto own = median::oddEvenMerge<median::IntLanes>(cols[2], cols[3]);
-    const uint32_t m = median::sortedMedian<median::IntLanes>(left, own, cols[4]);
-    std::nth_element(lo.begin(), lo.begin() + 12, lo.end());
-    std::nth_element(hi.begin(), hi.begin() + 12, hi.end());
-    ASSERT_EQ(m, lo[12] | hi[12] << 16) << "trial " << trial;
+    uint32_t m;
+    if constexpr (R == 2) {
+      m = median::sortedMedian<IL>(median::pairMerge<IL>(cols[0], cols[1]),
+                                   median::pairMerge<IL>(cols[2], cols[3]), cols[4]);
+    } else {
+      m = median::sortedMedian<IL>(cols[0], median::pairMerge<IL>(cols[1], cols[2]),
+                                   median::pairMerge<IL>(cols[3], cols[4]),
+                                   median::pairMerge<IL>(cols[5], cols[6]));
+    }
+    std::nth_element(lo.begin(), lo.begin() + K - 1, lo.end());
+    std::nth_element(hi.begin(), hi.begin() + K - 1, hi.end());
+    ASSERT_EQ(m, lo[K - 1] | hi[K - 1] << 16) << "r " << R << " trial " << trial;
   }
 }
 
-// The kernel's stages for one lane and channel: lanes[-1..1]'s words of the row pair's six
-// sample rows, the medians of the pair's two output rows.
-template <class L>
-void sortedPairOnHost(const median::PairSamples<median::kSortedRadius>* lanes, int q, int c,
-                      uint32_t (&m)[2]) {
-  using median::kSortedSide;
-  median::Words<kSortedSide> s[3][2];
-  for (int d = 0; d < 3; ++d) {
-    uint32_t w[kSortedSide + 1];
-    for (int i = 0; i <= kSortedSide; ++i) w[i] = L::pack(lanes[d - 1].p0[q + i], lanes[d - 1].p1[q + i], c);
-    median::sortedColumnPair<L>(w, s[d][0], s[d][1]);
+TEST(MedianSortedOnHost, WindowMediansOfRandomBytes) {
+  expectWindowMedians<2>(12345);
+  expectWindowMedians<3>(54321);
+}
+
+// The kernel's stages for one lane and channel: lanes[1 - R .. R - 1]'s words of the row
+// pair's sample rows (r = 3: lane l + 1's M needs lane l + 2's S), the medians of the pair's
+// two output rows.
+template <class L, int R>
+void sortedPairOnHost(const median::PairSamples<R>* lanes, int q, int c, uint32_t (&m)[2]) {
+  constexpr int N = median::kSortedSide<R>;
+  median::Words<N> s[5][2];  // lanes l - 2 .. l + 2 (d + 2)
+  for (int d = 1 - R; d <= R - 1; ++d) {
+    uint32_t w[2 * R + 2];
+    for (int i = 0; i < 2 * R + 2; ++i) w[i] = L::pack(lanes[d].p0[q + i], lanes[d].p1[q + i], c);
+    median::sortedColumnPair<L, R>(w, s[d + 2][0], s[d + 2][1]);
   }
   for (int j = 0; j < 2; ++j) {
-    const auto left = median::pairMerge<L>(s[0][j], median::oddColumns(s[0][j], s[1][j]));
-    const auto own = median::pairMerge<L>(s[1][j], median::oddColumns(s[1][j], s[2][j]));
-    m[j] = median::sortedMedian<L>(left, own, s[2][j]);
+    auto odd = [&](int d) { return median::oddColumns(s[d + 2][j], s[d + 3][j]); };
+    auto merged = [&](int d) { return median::pairMerge<L>(s[d + 2][j], odd(d)); };
+    if constexpr (R == 2)
+      m[j] = median::sortedMedian<L>(merged(-1), merged(0), s[3][j]);
+    else
+      m[j] = median::sortedMedian<L>(odd(-2), merged(-1), merged(0), merged(1));
   }
 }
 
-template <class L>
+template <class L, int R>
 HostImage sortedOnHost(const HostImage& in, BorderMode border) {
-  constexpr int R = median::kSortedRadius;
+  using Lane = median::SortedLane<R>;
   const int h = in.height();
-  return pairStripsOnHost<R>(
-      in, border, [&](const median::PairStripLane& l, const median::PairSamples<R>* lanes, HostImage& out) {
+  return pairStripsOnHost<R, Lane>(
+      in, border, [&](const Lane& l, const median::PairSamples<R>* lanes, HostImage& out) {
         for (int q = 0; q < kStripRows; q += 2) {
           uint32_t m[3][2];
-          for (int c = 0; c < 3; ++c) sortedPairOnHost<L>(lanes, q, c, m[c]);
+          for (int c = 0; c < 3; ++c) sortedPairOnHost<L, R>(lanes, q, c, m[c]);
           for (int j = 0; j < 2 && l.y0 + q + j < h; ++j)
             median::storePair(out.view(), l.x, l.y0 + q + j, m[0][j], m[1][j], m[2][j],
                               lanes[0].p0[q + j + R], lanes[0].p1[q + j + R]);
@@ -336,6 +360,8 @@ HostImage sortedOnHost(const HostImage& in, BorderMode border) {
 }
 
 TEST(MedianSortedOnHost, KernelStagesMatchCpuTwin) {
+  static_assert(kMinSortedMedianRadius == 2 && kMaxSortedMedianRadius == 3,
+                "emulate every instantiated radius");
   const std::vector<std::pair<int, int>> sizes = {{1, 1},  {2, 3},   {3, 2},    {7, 5},
                                                   {59, 9}, {61, 17}, {121, 23}, {333, 70}};
   for (auto [w, h] : sizes) {
@@ -343,12 +369,17 @@ TEST(MedianSortedOnHost, KernelStagesMatchCpuTwin) {
     for (const char* image : {"random", "two-values", "impulses"}) {
       const HostImage in = makeCase(image, w, h, 43);
       for (BorderMode mode : kBorderModes) {
-        const MedianParams p{median::kSortedRadius, mode};
-        const HostImage want = cpuMedian(in, p, scratch);
-        for (const HostImage& got :
-             {sortedOnHost<median::IntLanes>(in, mode), sortedOnHost<median::HalfLanes>(in, mode)}) {
-          const test::ImageDiff d = test::compare(got, want);
-          ASSERT_EQ(d.differing, 0u) << describe(w, h, image, p) << ": " << d.first;
+        for (int r : {2, 3}) {
+          const MedianParams p{r, mode};
+          const HostImage want = cpuMedian(in, p, scratch);
+          const HostImage got[2] = {r == 2 ? sortedOnHost<median::IntLanes, 2>(in, mode)
+                                           : sortedOnHost<median::IntLanes, 3>(in, mode),
+                                    r == 2 ? sortedOnHost<median::HalfLanes, 2>(in, mode)
+                                           : sortedOnHost<median::HalfLanes, 3>(in, mode)};
+          for (const HostImage& g : got) {
+            const test::ImageDiff d = test::compare(g, want);
+            ASSERT_EQ(d.differing, 0u) << describe(w, h, image, p) << ": " << d.first;
+          }
         }
       }
     }
@@ -379,7 +410,7 @@ TEST(MedianArgs, GpuRejectsBadArguments) {
       detail::medianGpuTuned(a.view(), b.view(), MedianParams{kMaxStripMedianRadius + 1}, strips, ws, stream),
       std::invalid_argument);
   detail::MedianTuning sorted{MedianMethod::Sorted};
-  for (int r : {kSortedMedianRadius - 1, kSortedMedianRadius + 1})
+  for (int r : {kMinSortedMedianRadius - 1, kMaxSortedMedianRadius + 1})
     EXPECT_THROW(detail::medianGpuTuned(a.view(), b.view(), MedianParams{r}, sorted, ws, stream),
                  std::invalid_argument);
   detail::MedianTuning narrow{MedianMethod::Histogram};

@@ -74,7 +74,7 @@ void run(ConstRgbaView in, RgbaView out, const MedianParams& p, const detail::Me
       median::launchStrips(in, out, p.radius, p.border, stream);
       return;
     case MedianMethod::Sorted:
-      median::launchSorted(in, out, p.border, stream);
+      median::launchSorted(in, out, p.radius, p.border, stream);
       return;
     case MedianMethod::Histogram:
     case MedianMethod::HistogramWide: {

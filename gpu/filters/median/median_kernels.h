@@ -21,9 +21,9 @@ void launchNetwork(ConstRgbaView in, RgbaView out, int r, BorderMode border, boo
 // a warp per 60 x 8 outputs (median_strips.h).
 void launchStrips(ConstRgbaView in, RgbaView out, int r, BorderMode border, cudaStream_t stream);
 
-// Sorted columns, r = kSortedMedianRadius (2) only: the columns' windows sorted and merged, a warp
-// per 60 x 8 outputs (median_sorted.h).
-void launchSorted(ConstRgbaView in, RgbaView out, BorderMode border, cudaStream_t stream);
+// Sorted columns, r = kMinSortedMedianRadius..kMaxSortedMedianRadius: the columns' windows
+// sorted and merged, a warp per 60 x 8 (r = 2) or 56 x 8 (r = 3) outputs (median_sorted.h).
+void launchSorted(ConstRgbaView in, RgbaView out, int r, BorderMode border, cudaStream_t stream);
 
 // Sliding histograms: a 96-thread block (32 columns x 3 channels) per column strip and
 // segment of rows. `wide`: 16-bit counters (any r), else 8-bit ((2r+1)^2 <= 255).

@@ -24,21 +24,22 @@ enum class MedianMethod : uint8_t {
   Histogram,      // per-column sliding histograms with 8-bit counters; (2r+1)^2 <= 255, r <= 7
   HistogramWide,  // the same with 16-bit counters; any r
   Strips,         // forgetful selection, samples in registers (warp strips); r <= kMaxStripMedianRadius
-  Sorted,         // sorted columns merged, samples in registers (warp strips); r == kSortedMedianRadius
+  Sorted,         // sorted columns merged, samples in registers (warp strips); r 2..3
 };
 constexpr int kMaxNetworkRadius = 3;      // the network kernels exist for r = 1..3
 constexpr int kMaxHistogramRadius = 7;    // 8-bit counters hold (2r+1)^2 <= 225
 constexpr int kMaxStripMedianRadius = 1;  // where it measured faster than the staged network
-constexpr int kSortedMedianRadius = 2;    // the sorted-columns kernel is written for 5 x 5
+constexpr int kMinSortedMedianRadius = 2;  // the sorted-columns kernels: 5 x 5 and 7 x 7
+constexpr int kMaxSortedMedianRadius = 3;
 constexpr int kMedianMethodCount = 5;
 
 // The method medianGpu runs at radius r (the switch points are measured: docs/design/median.md).
 constexpr MedianMethod selectMedianMethod(int r) {
-  return r <= kMaxStripMedianRadius ? MedianMethod::Strips
-         : r == kSortedMedianRadius ? MedianMethod::Sorted
-         : r <= kMaxNetworkRadius   ? MedianMethod::Network
-         : r <= kMaxHistogramRadius ? MedianMethod::Histogram
-                                    : MedianMethod::HistogramWide;
+  return r <= kMaxStripMedianRadius    ? MedianMethod::Strips
+         : r <= kMaxSortedMedianRadius ? MedianMethod::Sorted
+         : r <= kMaxNetworkRadius      ? MedianMethod::Network
+         : r <= kMaxHistogramRadius    ? MedianMethod::Histogram
+                                       : MedianMethod::HistogramWide;
 }
 // Whether `method` can compute radius r.
 constexpr bool medianMethodSupports(MedianMethod method, int r) {
@@ -53,7 +54,7 @@ constexpr bool medianMethodSupports(MedianMethod method, int r) {
     case MedianMethod::Strips:
       return r <= kMaxStripMedianRadius;
     case MedianMethod::Sorted:
-      return r == kSortedMedianRadius;
+      return r >= kMinSortedMedianRadius && r <= kMaxSortedMedianRadius;
   }
   return false;
 }

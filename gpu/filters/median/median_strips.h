@@ -38,8 +38,8 @@ struct PairSamples {
   uint32_t p0[kMedianStripSamples<R>], p1[kMedianStripSamples<R>];
 };
 
-template <int R>
-__host__ __device__ inline void pairSamples(ConstRgbaView in, BorderMode border, const PairStripLane& l,
+template <int R, class Lane>
+__host__ __device__ inline void pairSamples(ConstRgbaView in, BorderMode border, const Lane& l,
                                             PairSamples<R>& s) {
   laneSamples<R, kStripRows>(in, border, l, s.p0, s.p1);
 }

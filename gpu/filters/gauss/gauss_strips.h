@@ -19,6 +19,7 @@
 // instructions a tap pair and 2R shuffles; per output ~6 a tap pair (docs/design/gauss.md).
 #pragma once
 
+#include "gpu/filters/common/byte_perm.h"
 #include "gpu/filters/common/tile_access.h"
 #include "gpu/filters/common/warp_strip.h"
 #include "gpu/filters/gauss/gauss_math.h"
@@ -43,27 +44,34 @@ struct RowSums {
   uint32_t rg, b;
 };
 
-// Stage 2: H from the row's samples p[R + i] at column offsets i = -R..R.
+// Stage 2: H from the row's samples p[R + i] at column offsets i = -R..R. The rounding offset
+// 2^16 rides in each accumulator from the start (rb - (b << 16) keeps it once: b's copy
+// cancels against the 2^32 it carries), so each H is its accumulator >> 17.
 template <int R>
 __host__ __device__ inline RowSums stripRowSums(const uint32_t (&p)[2 * R + 1], const GaussTaps& q) {
+  constexpr uint32_t kHalf = uint32_t(1) << (kGaussRowShift - 1);
+  const auto green = [](uint32_t px) { return bytePerm(px, 0u, 0x4441u); };
   const uint32_t rb0 = p[R] & 0x00FF00FFu;
-  uint32_t rb = q.q[0] * rb0, b = q.q[0] * (rb0 >> 16), g = q.q[0] * ((p[R] >> 8) & 0xFFu);
+  uint32_t rb = q.q[0] * rb0 + kHalf, b = q.q[0] * (rb0 >> 16) + kHalf, g = q.q[0] * green(p[R]) + kHalf;
   VP_UNROLL
   for (int i = 1; i <= R; ++i) {
     const uint32_t pairRb = (p[R - i] & 0x00FF00FFu) + (p[R + i] & 0x00FF00FFu);  // lanes <= 510
     rb += q.q[i] * pairRb;
     b += q.q[i] * (pairRb >> 16);
-    g += q.q[i] * (((p[R - i] >> 8) & 0xFFu) + ((p[R + i] >> 8) & 0xFFu));
+    g += q.q[i] * (green(p[R - i]) + green(p[R + i]));
   }
-  return {roundRowSum(rb - (b << 16)) | roundRowSum(g) << 16, roundRowSum(b)};
+  return {(rb - b * 65536u) >> kGaussRowShift | (g >> 1 & 0xFFFF0000u), b >> kGaussRowShift};
 }
 
 // Stage 3: the output pixel of sample row c's column from the H of rows c - R .. c + R
-// (h[c + j], j = -R..R) and the centre pixel (its alpha).
+// (h[c + j], j = -R..R) and the centre pixel (its alpha). The rounding offset 2^23 rides in
+// each accumulator from the start, as in stripRowSums, so each channel is its accumulator's
+// top byte, gathered with the centre's alpha by three byte permutes.
 template <int R, int N>
 __host__ __device__ inline uint32_t stripOutput(const RowSums (&h)[N], int c, uint32_t centre,
                                                 const GaussTaps& q) {
-  uint32_t rg = q.q[0] * h[c].rg, g = q.q[0] * (h[c].rg >> 16), b = q.q[0] * h[c].b;
+  constexpr uint32_t kHalf = uint32_t(1) << (kGaussColumnShift - 1);
+  uint32_t rg = q.q[0] * h[c].rg + kHalf, g = q.q[0] * (h[c].rg >> 16) + kHalf, b = q.q[0] * h[c].b + kHalf;
   VP_UNROLL
   for (int j = 1; j <= R; ++j) {
     const uint32_t pairRg = h[c - j].rg + h[c + j].rg;  // lanes <= 65280
@@ -71,8 +79,7 @@ __host__ __device__ inline uint32_t stripOutput(const RowSums (&h)[N], int c, ui
     g += q.q[j] * (pairRg >> 16);
     b += q.q[j] * (h[c - j].b + h[c + j].b);
   }
-  return roundColumnSum(rg - (g << 16)) | roundColumnSum(g) << 8 | roundColumnSum(b) << 16 |
-         (centre & 0xFF000000u);
+  return bytePerm(bytePerm(rg - g * 65536u, g, 0x0073u), bytePerm(b, centre, 0x7300u), 0x7610u);
 }
 
 // ---- wide strips, R = kMinWideStripGaussRadius..kMaxStripGaussRadius: two columns a lane ----

@@ -13,8 +13,8 @@
 //   final     labels, output pixels, cost; the last block to finish (a counter, no barrier)
 //             writes the state and leaves the scratch zeroed for the next frame.
 // Work split: a warp step is 128 consecutive pixels of a row (a 4-pixel quad per lane, one
-// 16-byte load when aligned); each warp owns a contiguous range of steps for the whole
-// launch and loads the next step's quad while it scores the current one (the last step's
+// 16-byte load when aligned); warp w of W owns steps w, w + W, ... for the whole launch
+// and loads the next step's quad while it scores the current one (the last step's
 // load fetches the first quad of the next pass, so a pass starts without a memory wait).
 // A lane scores its 4 pixels centre by centre (the centre's constants, one broadcast load,
 // serve four pixels), strict < in index order: lowest score, ties to the lowest index.
@@ -79,15 +79,23 @@ struct CoopArgs {
   bool vecOut;  // 16-byte quad stores allowed
 };
 
-// The warp's contiguous range of steps, the same in every pass: first step at (row y0,
-// step sx0 of the row), `count` steps.
+// The warp's steps, the same in every pass: w, w + W, w + 2W, ... for warp w of W, so every
+// warp's steps are spread over the whole frame and the blocks' passes cost alike whatever
+// the content (a contiguous range each put a region's costlier steps, more clusters and
+// candidates, on a few blocks, which the grid barrier then waited for). The stride is
+// taken apart once into rows and steps.
 struct WarpSteps {
-  uint32_t y0, sx0, count;
+  uint32_t y0, sx0, count, strideRows, strideSteps;
   __device__ explicit WarpSteps(const CoopArgs& a) {
-    const uint64_t warps = uint64_t(gridDim.x) * kCoopWarps;
-    const uint64_t w = uint64_t(blockIdx.x) * kCoopWarps + threadIdx.x / 32;
-    const uint32_t s0 = uint32_t(w * a.steps / warps), s1 = uint32_t((w + 1) * a.steps / warps);
-    y0 = s0 / a.stepsPerRow, sx0 = s0 % a.stepsPerRow, count = s1 - s0;
+    const uint32_t warps = gridDim.x * kCoopWarps, w = blockIdx.x * kCoopWarps + threadIdx.x / 32;
+    count = w < a.steps ? (a.steps - w + warps - 1) / warps : 0u;
+    y0 = w / a.stepsPerRow, sx0 = w % a.stepsPerRow;
+    strideRows = warps / a.stepsPerRow, strideSteps = warps % a.stepsPerRow;
+  }
+  // Row y, step sx of the row to the warp's next step.
+  __device__ __forceinline__ void advance(const CoopArgs& a, uint32_t& y, uint32_t& sx) const {
+    y += strideRows, sx += strideSteps;
+    if (sx >= a.stepsPerRow) sx -= a.stepsPerRow, ++y;
   }
 };
 
@@ -305,7 +313,7 @@ __device__ __forceinline__ void coopPass(const CoopArgs& a, const WarpSteps& ws,
 #pragma unroll
     for (int p = 0; p < 4; ++p) px[p] = next[p];
     const uint32_t cy = y, x0 = (sx * kStepQuads + lane) * 4;
-    if (++sx == a.stepsPerRow) sx = 0, ++y;
+    ws.advance(a, y, sx);
     const bool more = i + 1 < ws.count;
     if (more)
       loadQuad(a, y, (sx * kStepQuads + lane) * 4, next);

@@ -12,13 +12,17 @@
 
 namespace vp::gauss {
 
+// The two roundings' half-up offsets (the strip kernels add them at the start of a sum).
+constexpr uint32_t kGaussRowRounding = uint32_t(1) << (kGaussRowShift - 1);        // 2^16
+constexpr uint32_t kGaussColumnRounding = uint32_t(1) << (kGaussColumnShift - 1);  // 2^23
+
 // H = (S + 2^16) >> 17: a row sum (<= 255 * 2^24) to 7 fractional bits, half up; <= 32640.
 __host__ __device__ inline uint32_t roundRowSum(uint32_t s) {
-  return (s + (uint32_t(1) << (kGaussRowShift - 1))) >> kGaussRowShift;
+  return (s + kGaussRowRounding) >> kGaussRowShift;
 }
 // out = (S + 2^23) >> 24: a column sum (<= 255 * 2^24) to 8 bits, half up; <= 255.
 __host__ __device__ inline uint32_t roundColumnSum(uint32_t s) {
-  return (s + (uint32_t(1) << (kGaussColumnShift - 1))) >> kGaussColumnShift;
+  return (s + kGaussColumnRounding) >> kGaussColumnShift;
 }
 
 inline bool sigmaInRange(double sigma) {

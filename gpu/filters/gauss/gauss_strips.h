@@ -49,10 +49,10 @@ struct RowSums {
 // cancels against the 2^32 it carries), so each H is its accumulator >> 17.
 template <int R>
 __host__ __device__ inline RowSums stripRowSums(const uint32_t (&p)[2 * R + 1], const GaussTaps& q) {
-  constexpr uint32_t kHalf = uint32_t(1) << (kGaussRowShift - 1);
   const auto green = [](uint32_t px) { return bytePerm(px, 0u, 0x4441u); };
   const uint32_t rb0 = p[R] & 0x00FF00FFu;
-  uint32_t rb = q.q[0] * rb0 + kHalf, b = q.q[0] * (rb0 >> 16) + kHalf, g = q.q[0] * green(p[R]) + kHalf;
+  uint32_t rb = q.q[0] * rb0 + kGaussRowRounding, b = q.q[0] * (rb0 >> 16) + kGaussRowRounding,
+           g = q.q[0] * green(p[R]) + kGaussRowRounding;
   VP_UNROLL
   for (int i = 1; i <= R; ++i) {
     const uint32_t pairRb = (p[R - i] & 0x00FF00FFu) + (p[R + i] & 0x00FF00FFu);  // lanes <= 510
@@ -70,8 +70,8 @@ __host__ __device__ inline RowSums stripRowSums(const uint32_t (&p)[2 * R + 1], 
 template <int R, int N>
 __host__ __device__ inline uint32_t stripOutput(const RowSums (&h)[N], int c, uint32_t centre,
                                                 const GaussTaps& q) {
-  constexpr uint32_t kHalf = uint32_t(1) << (kGaussColumnShift - 1);
-  uint32_t rg = q.q[0] * h[c].rg + kHalf, g = q.q[0] * (h[c].rg >> 16) + kHalf, b = q.q[0] * h[c].b + kHalf;
+  uint32_t rg = q.q[0] * h[c].rg + kGaussColumnRounding, g = q.q[0] * (h[c].rg >> 16) + kGaussColumnRounding,
+           b = q.q[0] * h[c].b + kGaussColumnRounding;
   VP_UNROLL
   for (int j = 1; j <= R; ++j) {
     const uint32_t pairRg = h[c - j].rg + h[c + j].rg;  // lanes <= 65280

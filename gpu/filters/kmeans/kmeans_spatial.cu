@@ -37,6 +37,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace vp {
@@ -48,8 +49,6 @@ constexpr int kFields = 6;  // r, g, b, x, y sums and the pixel count
 namespace cg = cooperative_groups;
 
 constexpr int kCoopThreads = 512;
-constexpr int kCoopWarps = kCoopThreads / 32;
-constexpr int kCoopMinBlocks = 2;  // <= 64 registers: 32 warps per SM
 constexpr int kStepQuads = 32;     // a warp step: one quad per lane, 128 pixels of a row
 
 // Device scratch of the cooperative path: zero-filled when a launch starts (the caller fills
@@ -86,8 +85,8 @@ struct CoopArgs {
 // taken apart once into rows and steps.
 struct WarpSteps {
   uint32_t y0, sx0, count, strideRows, strideSteps;
-  __device__ explicit WarpSteps(const CoopArgs& a) {
-    const uint32_t warps = gridDim.x * kCoopWarps, w = blockIdx.x * kCoopWarps + threadIdx.x / 32;
+  __device__ WarpSteps(const CoopArgs& a, uint32_t blockWarps) {
+    const uint32_t warps = gridDim.x * blockWarps, w = blockIdx.x * blockWarps + threadIdx.x / 32;
     count = w < a.steps ? (a.steps - w + warps - 1) / warps : 0u;
     y0 = w / a.stepsPerRow, sx0 = w % a.stepsPerRow;
     strideRows = warps / a.stepsPerRow, strideSteps = warps % a.stepsPerRow;
@@ -336,8 +335,9 @@ __device__ __forceinline__ void coopPass(const CoopArgs& a, const WarpSteps& ws,
   }
 }
 
-template <int KB>
-__global__ void __launch_bounds__(kCoopThreads, kCoopMinBlocks) coopKernel(CoopArgs a) {
+template <int KB, int kCoopThreads = 512>
+__global__ void __launch_bounds__(kCoopThreads, 1024 / kCoopThreads) coopKernel(CoopArgs a) {
+  constexpr int kCoopWarps = kCoopThreads / 32;
   __shared__ float centre[KB][5];  // r, g, b, x, y (pixels)
   __shared__ float4 rgb[KB];       // score constants (km::SpatialCoeffs); padding centres score +inf
   __shared__ float2 xy[KB];
@@ -372,7 +372,7 @@ __global__ void __launch_bounds__(kCoopThreads, kCoopMinBlocks) coopKernel(CoopA
     }
     if constexpr (kPrunes<KB>) spatialPairs<KB>(centre, rgb, xy, k, a.in.width, a.in.height, pairs);
   }
-  const WarpSteps ws(a);
+  const WarpSteps ws(a, kCoopWarps);
   uint32_t next[4] = {0u, 0u, 0u, 0u};
   if (ws.count != 0) loadQuad(a, ws.y0, (ws.sx0 * kStepQuads + lane) * 4, next);
   __syncthreads();
@@ -471,6 +471,7 @@ __global__ void __launch_bounds__(kCoopThreads, kCoopMinBlocks) coopKernel(CoopA
 using CoopKernel = void (*)(CoopArgs);
 constexpr CoopKernel kCoopKernels[] = {coopKernel<4>, coopKernel<8>, coopKernel<16>, coopKernel<32>};
 constexpr int kCoopInstances = int(sizeof kCoopKernels / sizeof kCoopKernels[0]);
+constexpr CoopKernel kCoopKernels1024[] = {coopKernel<4, 1024>, coopKernel<8, 1024>, coopKernel<16, 1024>};
 
 int coopIndex(int k) {
   const int bucket = km::clusterBucket(k);
@@ -501,7 +502,15 @@ void kmeansSpatialGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansSta
                       const KmeansParams& params, void* scratch, const SpatialDevice& device,
                       cudaStream_t stream, const KmeansState* warmFrom) {
   const int index = coopIndex(params.k);
-  const int perSm = device.coopBlocksPerSm[size_t(index)];
+  int perSm = device.coopBlocksPerSm[size_t(index)];
+  static const bool exp1024 = getenv("VP_EXP_COOP1024") != nullptr;  // EXPERIMENT
+  const bool use1024 = exp1024 && index < 3;
+  int blockThreads = kCoopThreads;
+  if (use1024) {
+    blockThreads = 1024;
+    VP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &perSm, reinterpret_cast<const void*>(kCoopKernels1024[index]), 1024, 0));
+  }
   if (perSm < 1) throw std::runtime_error("kmeans: the spatial kernel does not fit on this device");
   CoopArgs a;
   a.in = in;
@@ -523,11 +532,13 @@ void kmeansSpatialGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansSta
   if (params.init == KmeansInit::KmeansPlusPlus)
     launchKmeansPlusPlus(in, state, params.k, params.seed, stream);
   // Every block resident (the grid barrier), and no more blocks than give each warp a step.
-  const uint64_t wanted = (uint64_t(a.steps) + kCoopWarps - 1) / kCoopWarps;
+  const uint64_t blockWarps = uint64_t(blockThreads / 32);
+  const uint64_t wanted = (uint64_t(a.steps) + blockWarps - 1) / blockWarps;
   const int grid = int(std::max<uint64_t>(1, std::min<uint64_t>(uint64_t(device.smCount) * perSm, wanted)));
   void* args[] = {&a};
-  VP_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kCoopKernels[index]), dim3(grid),
-                                            dim3(kCoopThreads), args, 0, stream));
+  VP_CUDA_CHECK(cudaLaunchCooperativeKernel(
+      reinterpret_cast<const void*>(use1024 ? kCoopKernels1024[index] : kCoopKernels[index]), dim3(grid),
+      dim3(blockThreads), args, 0, stream));
   VP_CUDA_CHECK_LAUNCH();
 }
 

@@ -31,14 +31,14 @@ __device__ __forceinline__ void loadRow(ConstRgbaView in, int y, const int (&xs)
   }
 }
 
-template <int K, int M>
+template <int K, int M, int Rows>
 __global__ void __launch_bounds__(kWideThreads, K == 8 ? 4 : 8)
     wideStripBlurKernel(ConstRgbaView in, RgbaView out, BorderMode border, int q, Divider dv, bool vecIn,
                         bool vecOut) {
   waitForPriorGrid();  // no-op unless launched with programmatic dependent launch
   releaseNextGrid();
   const int r = q * K + M, w = in.width, h = in.height;
-  const WideLane<K> l(int(blockIdx.x), int(blockIdx.y), int(threadIdx.x), r);
+  const WideLane<K, Rows> l(int(blockIdx.x), int(blockIdx.y), int(threadIdx.x), r);
   if (!l.warpHasWork(w)) return;  // the whole warp: its shuffles need no absent lane
   const int x = l.x, y0 = l.y0;
   int xs[K];
@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(kWideThreads, K == 8 ? 4 : 8)
     sums.add(px);
   }
   const bool owner = l.owns();
-  const int rows = min(kWideRows, h - y0);
+  const int rows = min(Rows, h - y0);
   uint32_t centre[K];
   loadRow<K>(in, y0, xs, vec, x, centre);
   for (int i = 0; i < rows; ++i) {
@@ -109,14 +109,26 @@ __global__ void __launch_bounds__(kWideThreads, K == 8 ? 4 : 8)
   }
 }
 
-template <int K, int M>
-void launchWide(ConstRgbaView in, RgbaView out, int radius, BorderMode border, bool pdl, cudaStream_t stream) {
-  const dim3 grid(unsigned(WideLane<K>::blocksAcross(in.width, radius)), unsigned(WideLane<K>::blocksDown(in.height)));
+template <int K, int M, int Rows>
+void launchWideRows(ConstRgbaView in, RgbaView out, int radius, BorderMode border, bool pdl, cudaStream_t stream) {
+  using Lane = WideLane<K, Rows>;
+  const dim3 grid(unsigned(Lane::blocksAcross(in.width, radius)), unsigned(Lane::blocksDown(in.height)));
   const bool vecIn = reinterpret_cast<uintptr_t>(in.data) % 16 == 0 && in.pitch % 16 == 0;
   const bool vecOut = reinterpret_cast<uintptr_t>(out.data) % 16 == 0 && out.pitch % 16 == 0;
   const Divider dv = makeDivider(uint32_t(2 * radius + 1) * uint32_t(2 * radius + 1));
-  launchKernel(wideStripBlurKernel<K, M>, grid, dim3(kWideThreads), 0, stream, pdl, in, out, border, radius / K,
+  launchKernel(wideStripBlurKernel<K, M, Rows>, grid, dim3(kWideThreads), 0, stream, pdl, in, out, border, radius / K,
                dv, vecIn, vecOut);
+}
+
+template <int K, int M>
+void launchWide(ConstRgbaView in, RgbaView out, int radius, BorderMode border, bool pdl, cudaStream_t stream) {
+  static const int rows = std::getenv("VP_EXP_WIDE_ROWS") ? std::atoi(std::getenv("VP_EXP_WIDE_ROWS")) : 16;  // EXPERIMENT
+  if (rows == 8)
+    launchWideRows<K, M, 8>(in, out, radius, border, pdl, stream);
+  else if (rows == 32)
+    launchWideRows<K, M, 32>(in, out, radius, border, pdl, stream);
+  else
+    launchWideRows<K, M, 16>(in, out, radius, border, pdl, stream);
 }
 
 template <int K, int... M>

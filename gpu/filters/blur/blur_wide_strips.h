@@ -33,7 +33,7 @@ __host__ __device__ constexpr int wideCols(int r, int k) { return (32 - 2 * wide
 
 // Where thread t of block (bx, by) works at radius r: its first column x (outside the image
 // for some halo lanes and past the right edge), the strip's first output row.
-template <int K>
+template <int K, int Rows = kWideRows>
 struct WideLane {
   static constexpr int kWarps = kWideWarps;
   int halo, lane, x, y0;
@@ -41,14 +41,14 @@ struct WideLane {
       : halo(wideHalo(r, K)),
         lane(t % 32),
         x((bx * kWideWarps + t / 32) * wideCols(r, K) + (t % 32 - halo) * K),
-        y0(by * kWideRows) {}
+        y0(by * Rows) {}
   // The warp's first output column is inside the image (a warp-uniform test).
   __host__ __device__ bool warpHasWork(int width) const { return x - (lane - halo) * K < width; }
   __host__ __device__ bool owns() const { return lane >= halo && lane < 32 - halo; }
   static int blocksAcross(int width, int r) {
     return (width + kWideWarps * wideCols(r, K) - 1) / (kWideWarps * wideCols(r, K));
   }
-  static int blocksDown(int height) { return (height + kWideRows - 1) / kWideRows; }
+  static int blocksDown(int height) { return (height + Rows - 1) / Rows; }
 };
 
 // Output j of a lane (column n = lane K + j of the warp) reads P(n + r + 1) from the lane

@@ -37,7 +37,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
 #include <stdexcept>
 
 namespace vp {
@@ -48,7 +47,11 @@ constexpr int kFields = 6;  // r, g, b, x, y sums and the pixel count
 
 namespace cg = cooperative_groups;
 
-constexpr int kCoopThreads = 512;
+// Threads a block: 1024 (one block a multiprocessor at the 64-register cap) where the warps'
+// shared sums fit the 48 KB of static shared memory, so half as many blocks arrive at each grid
+// barrier; 512 (two a multiprocessor) for the 32-cluster bucket, whose 32 warp rows would not fit.
+template <int KB>
+constexpr int kCoopThreads = KB <= 16 ? 1024 : 512;
 constexpr int kStepQuads = 32;     // a warp step: one quad per lane, 128 pixels of a row
 
 // Device scratch of the cooperative path: zero-filled when a launch starts (the caller fills
@@ -335,9 +338,9 @@ __device__ __forceinline__ void coopPass(const CoopArgs& a, const WarpSteps& ws,
   }
 }
 
-template <int KB, int kCoopThreads = 512>
-__global__ void __launch_bounds__(kCoopThreads, 1024 / kCoopThreads) coopKernel(CoopArgs a) {
-  constexpr int kCoopWarps = kCoopThreads / 32;
+template <int KB>
+__global__ void __launch_bounds__(kCoopThreads<KB>, 1024 / kCoopThreads<KB>) coopKernel(CoopArgs a) {
+  constexpr int kThreads = kCoopThreads<KB>, kCoopWarps = kThreads / 32;
   __shared__ float centre[KB][5];  // r, g, b, x, y (pixels)
   __shared__ float4 rgb[KB];       // score constants (km::SpatialCoeffs); padding centres score +inf
   __shared__ float2 xy[KB];
@@ -386,7 +389,7 @@ __global__ void __launch_bounds__(kCoopThreads, 1024 / kCoopThreads) coopKernel(
       for (int f = 0; f < kFields; ++f) warpSums[warp][lane * kFields + f] = 0;
     coopPass<KB, false>(a, ws, next, rgb, xy, pairs, colour, warpSums[warp], cost);
     __syncthreads();
-    for (int i = tid; i < k * kFields; i += kCoopThreads) {
+    for (int i = tid; i < k * kFields; i += kThreads) {
       ull v = 0;
       for (int w = 0; w < kCoopWarps; ++w) v += warpSums[w][i];
       if (v != 0) atomicAdd(sums + i, v);
@@ -416,7 +419,7 @@ __global__ void __launch_bounds__(kCoopThreads, 1024 / kCoopThreads) coopKernel(
       // Buffer (it + 2) % 3 = (it - 1) % 3: every block read it before arriving at the barrier
       // just passed; iteration it + 2 adds to it after the next one, which publishes the zeros.
       ull* const old = &scratch->sums[(it + 2) % 3][0][0];
-      for (int i = tid - 32; i < k * kFields; i += kCoopThreads - 32) old[i] = 0;
+      for (int i = tid - 32; i < k * kFields; i += kThreads - 32) old[i] = 0;
     }
     __syncthreads();
     shift2 = shiftShared;
@@ -465,13 +468,18 @@ __global__ void __launch_bounds__(kCoopThreads, 1024 / kCoopThreads) coopKernel(
     scratch->finished = 0;
   }
   // Every block is past its iterations: nobody reads the sums any more.
-  for (int i = tid; i < 3 * kMaxClusters * kFields; i += kCoopThreads) (&scratch->sums[0][0][0])[i] = 0;
+  for (int i = tid; i < 3 * kMaxClusters * kFields; i += kThreads) (&scratch->sums[0][0][0])[i] = 0;
 }
 
 using CoopKernel = void (*)(CoopArgs);
-constexpr CoopKernel kCoopKernels[] = {coopKernel<4>, coopKernel<8>, coopKernel<16>, coopKernel<32>};
+struct CoopInstance {
+  CoopKernel kernel;
+  int threads;
+};
+template <int KB>
+constexpr CoopInstance kCoopInstance{coopKernel<KB>, kCoopThreads<KB>};
+constexpr CoopInstance kCoopKernels[] = {kCoopInstance<4>, kCoopInstance<8>, kCoopInstance<16>, kCoopInstance<32>};
 constexpr int kCoopInstances = int(sizeof kCoopKernels / sizeof kCoopKernels[0]);
-constexpr CoopKernel kCoopKernels1024[] = {coopKernel<4, 1024>, coopKernel<8, 1024>, coopKernel<16, 1024>};
 
 int coopIndex(int k) {
   const int bucket = km::clusterBucket(k);
@@ -494,7 +502,8 @@ SpatialDevice spatialDevice() {
   VP_CUDA_CHECK(cudaDeviceGetAttribute(&d.smCount, cudaDevAttrMultiProcessorCount, device));
   for (int i = 0; i < kCoopInstances; ++i)
     VP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &d.coopBlocksPerSm[size_t(i)], reinterpret_cast<const void*>(kCoopKernels[i]), kCoopThreads, 0));
+        &d.coopBlocksPerSm[size_t(i)], reinterpret_cast<const void*>(kCoopKernels[i].kernel), kCoopKernels[i].threads,
+        0));
   return d;
 }
 
@@ -502,15 +511,8 @@ void kmeansSpatialGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansSta
                       const KmeansParams& params, void* scratch, const SpatialDevice& device,
                       cudaStream_t stream, const KmeansState* warmFrom) {
   const int index = coopIndex(params.k);
-  int perSm = device.coopBlocksPerSm[size_t(index)];
-  static const bool exp1024 = getenv("VP_EXP_COOP1024") != nullptr;  // EXPERIMENT
-  const bool use1024 = exp1024 && index < 3;
-  int blockThreads = kCoopThreads;
-  if (use1024) {
-    blockThreads = 1024;
-    VP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &perSm, reinterpret_cast<const void*>(kCoopKernels1024[index]), 1024, 0));
-  }
+  const CoopInstance& instance = kCoopKernels[index];
+  const int perSm = device.coopBlocksPerSm[size_t(index)];
   if (perSm < 1) throw std::runtime_error("kmeans: the spatial kernel does not fit on this device");
   CoopArgs a;
   a.in = in;
@@ -532,13 +534,12 @@ void kmeansSpatialGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansSta
   if (params.init == KmeansInit::KmeansPlusPlus)
     launchKmeansPlusPlus(in, state, params.k, params.seed, stream);
   // Every block resident (the grid barrier), and no more blocks than give each warp a step.
-  const uint64_t blockWarps = uint64_t(blockThreads / 32);
+  const uint64_t blockWarps = uint64_t(instance.threads / 32);
   const uint64_t wanted = (uint64_t(a.steps) + blockWarps - 1) / blockWarps;
   const int grid = int(std::max<uint64_t>(1, std::min<uint64_t>(uint64_t(device.smCount) * perSm, wanted)));
   void* args[] = {&a};
-  VP_CUDA_CHECK(cudaLaunchCooperativeKernel(
-      reinterpret_cast<const void*>(use1024 ? kCoopKernels1024[index] : kCoopKernels[index]), dim3(grid),
-      dim3(blockThreads), args, 0, stream));
+  VP_CUDA_CHECK(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(instance.kernel), dim3(grid),
+                                            dim3(instance.threads), args, 0, stream));
   VP_CUDA_CHECK_LAUNCH();
 }
 

@@ -1,7 +1,6 @@
 // Box blur: the CPU twin against a plain O(r^2) window mean, the GPU against the twin
 // (exact equality, no tolerance), and the argument checks of both backends.
 #include "gpu/filters/blur/blur_strips.h"
-#include "gpu/filters/blur/blur_wide_strips.h"
 #include "gpu/filters/blur/box_blur.h"
 #include "gpu/filters/blur/box_blur_math.h"
 #include "support/blur_reference.h"
@@ -15,7 +14,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <array>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -249,98 +247,6 @@ HostImage stripsOnHost(const HostImage& in, int r, BorderMode border) {
   }
 }
 
-// The wide strips (blur_wide_strips.h) likewise, row by row as the kernel: stage 1 slid for
-// every lane, the warp prefix as the lanes' own prefixes plus the totals of the lanes before
-// them (the kernel's scan), each window's ends read from the lanes wideSources names, which
-// must lie inside the warp (a shuffle past it would read the lane's own value).
-template <int K>
-HostImage wideStripsOnHost(const HostImage& in, int r, BorderMode border) {
-  using Lane = blur::WideLane<K>;
-  const int w = in.width(), h = in.height(), q = r / K, m = r % K;
-  const ConstRgbaView v = in.cview();
-  HostImage out(w, h);
-  test::poison(out);
-  const blur::Divider dv = blur::makeDivider(uint32_t(2 * r + 1) * uint32_t(2 * r + 1));
-  auto columns = [&](const Lane& l) {
-    std::array<int, K> xs{};
-    for (int c = 0; c < K; ++c) xs[size_t(c)] = extendIndex(l.x + c, w, border);
-    return xs;
-  };
-  auto rowPixels = [&](const std::array<int, K>& xs, int y, uint32_t (&px)[K]) {
-    int x[K];
-    for (int c = 0; c < K; ++c) x[c] = xs[size_t(c)];
-    blur::wideRowPixels<K>(v, blur::wideRow(y, h, border), x, px);
-  };
-  for (int by = 0; by < Lane::blocksDown(h); ++by)
-    for (int bx = 0; bx < Lane::blocksAcross(w, r); ++bx)
-      for (int warp = 0; warp < Lane::kWarps; ++warp) {
-        if (!Lane(bx, by, warp * 32, r).warpHasWork(w)) continue;
-        std::vector<Lane> lanes;
-        std::vector<std::array<int, K>> xs;
-        std::vector<blur::WideColumns<K>> sums(32);
-        for (int t = 0; t < 32; ++t) {
-          lanes.emplace_back(bx, by, warp * 32 + t, r);
-          xs.push_back(columns(lanes.back()));
-          sums[size_t(t)].clear();
-          for (int i = -r; i <= r; ++i) {
-            uint32_t px[K];
-            rowPixels(xs.back(), lanes.back().y0 + i, px);
-            sums[size_t(t)].add(px);
-          }
-        }
-        const int y0 = lanes[0].y0, rows = std::min(blur::kWideRows, h - y0);
-        for (int i = 0; i < rows; ++i) {
-          const int y = y0 + i;
-          std::vector<blur::WidePrefix<K>> p;
-          uint32_t er = 0, eg = 0, eb = 0;
-          for (int t = 0; t < 32; ++t) {
-            p.emplace_back(sums[size_t(t)]);
-            p.back().offset(er, eg, eb);
-            er += p.back().tr, eg += p.back().tg, eb += p.back().tb;
-          }
-          for (int t = 0; t < 32; ++t) {
-            const Lane& l = lanes[size_t(t)];
-            if (!l.owns()) continue;
-            uint32_t centre[K];
-            rowPixels(xs[size_t(t)], y, centre);
-            for (int j = 0; j < K && l.x + j < w; ++j) {
-              const blur::WideSources s = blur::wideSources(j, q, m, K);
-              if (t + s.right > 31 || t - s.left < 0) throw std::logic_error("a window end outside the warp");
-              const blur::WidePrefix<K>&a = p[size_t(t + s.right)], &b = p[size_t(t - s.left)];
-              tiles::storePixel(out.view(), l.x + j, y,
-                                blur::wideOutput(a.r[s.rightIndex] - b.r[s.leftIndex],
-                                                 a.g[s.rightIndex] - b.g[s.leftIndex],
-                                                 a.b[s.rightIndex] - b.b[s.leftIndex], centre[j], dv));
-            }
-          }
-          for (int t = 0; t < 32 && i + 1 < rows; ++t) {
-            uint32_t enter[K], leave[K];
-            rowPixels(xs[size_t(t)], y + r + 1, enter);
-            rowPixels(xs[size_t(t)], y - r, leave);
-            sums[size_t(t)].slide(enter, leave);
-          }
-        }
-      }
-  return out;
-}
-
-TEST(BoxBlurStripsOnHost, WideStripStagesMatchCpuTwin) {
-  const std::vector<std::pair<int, int>> sizes = {{1, 1}, {2, 3}, {7, 5}, {37, 23}, {229, 9}, {483, 40}};
-  for (auto [w, h] : sizes) {
-    BoxBlurCpuScratch scratch(w, h);
-    const HostImage in = makeInput(w, h, true, 11);
-    for (BorderMode mode : kBorderModes)
-      for (int r = 1; r <= blur::kMaxWideStripRadius; r += (r < 24 ? 1 : 7)) {
-        const BlurParams p{r, 1, mode};
-        const HostImage cpu = cpuBlur(in, p, scratch);
-        const test::ImageDiff d4 = test::compare(wideStripsOnHost<4>(in, r, mode), cpu);
-        ASSERT_EQ(d4.differing, 0u) << "K 4 " << describe(w, h, true, p) << ": " << d4.first;
-        const test::ImageDiff d8 = test::compare(wideStripsOnHost<8>(in, r, mode), cpu);
-        ASSERT_EQ(d8.differing, 0u) << "K 8 " << describe(w, h, true, p) << ": " << d8.first;
-      }
-  }
-}
-
 TEST(BoxBlurStripsOnHost, KernelStagesMatchCpuTwin) {
   const std::vector<std::pair<int, int>> sizes = {{1, 1},   {2, 3},   {7, 5},  {37, 23},
                                                   {221, 9}, {241, 17}, {333, 70}};
@@ -375,8 +281,6 @@ const char* passName(BlurPass pass) {
       return "slide-wide";
     case BlurPass::WholeColumns:
       return "columns";
-    case BlurPass::WideStrips:
-      return "wide-strips";
   }
   return "?";
 }
@@ -486,15 +390,6 @@ TEST(BoxBlurGpu, EveryShippedPassMatchesCpu) {
   SCOPED_TRACE("strips");
   expectGpuMatchesCpu({sizes, {1, 2, 3, 4, 5}, {1, 3}, {false}, BlurPass::Strips});
   expectGpuMatchesCpu({{{37, 23}, {1921, 1081}, {3841, 2161}}, {1, 5}, {2}, {true}, BlurPass::Strips});
-  // The wide strips: every r mod K of both lane widths (K = 4 to r = 15, 8 beyond), r past
-  // the image and past a warp's halo of lanes.
-  SCOPED_TRACE("wide-strips");
-  expectGpuMatchesCpu({sizes,
-                       {1, 2, 3, 4, 5, 6, 7, 8, 13, 15, 16, 17, 18, 19, 20, 21, 22, 23, 31, 33, blur::kMaxWideStripRadius},
-                       {1, 3},
-                       {false},
-                       BlurPass::WideStrips});
-  expectGpuMatchesCpu({{{37, 23}, {1921, 1081}, {3841, 2161}}, {6, 15, 24}, {2}, {true}, BlurPass::WideStrips});
 }
 
 TEST(BoxBlurPolicy, ShippedConfigurations) {

@@ -68,11 +68,4 @@ void launchFusedPass(ConstRgbaView in, RgbaView out, int radius, BorderMode bord
 void launchStripPass(ConstRgbaView in, RgbaView out, int radius, BorderMode border, bool pdl,
                      cudaStream_t stream);
 
-// ---- wide strip pass (blur_wide_strips.cu): both axes in one kernel, K columns a lane, the
-// horizontal window by a warp prefix; radius 1..kMaxWideStripRadius (blur_wide_strips.h),
-// std::invalid_argument beyond
-int wideStripColumnsPerLane(int radius);  // K
-void launchWideStripPass(ConstRgbaView in, RgbaView out, int radius, BorderMode border, bool pdl,
-                         cudaStream_t stream);
-
 }  // namespace vp::blur

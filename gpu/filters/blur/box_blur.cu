@@ -53,8 +53,7 @@ namespace {
 void runPolicy(ConstRgbaView in, RgbaView out, const BlurParams& params, const BoxBlurPolicy& policy,
                BoxBlurWorkspace& ws, cudaStream_t stream) {
   const int w = in.width, h = in.height, r = params.radius;
-  const bool oneKernel =
-      policy.pass == BlurPass::Fused || policy.pass == BlurPass::Strips || policy.pass == BlurPass::WideStrips;
+  const bool oneKernel = policy.pass == BlurPass::Fused || policy.pass == BlurPass::Strips;
   const ImageView<ushort4> sums = oneKernel ? ImageView<ushort4>{} : BoxBlurWorkspaceAccess::sums(ws, w, h);
   const RgbaView pingPong = params.passes > 1 ? BoxBlurWorkspaceAccess::pingPong(ws, w, h) : RgbaView{};
   const bool pdl = BoxBlurWorkspaceAccess::pdl(ws);
@@ -70,9 +69,6 @@ void runPolicy(ConstRgbaView in, RgbaView out, const BlurParams& params, const B
     switch (policy.pass) {
       case BlurPass::Strips:
         blur::launchStripPass(src, dst, r, params.border, firstPdl, stream);
-        break;
-      case BlurPass::WideStrips:
-        blur::launchWideStripPass(src, dst, r, params.border, firstPdl, stream);
         break;
       case BlurPass::Fused:
         blur::launchFusedPass(src, dst, r, params.border, BoxBlurWorkspaceAccess::smCount(ws), firstPdl,

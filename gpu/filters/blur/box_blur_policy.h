@@ -25,7 +25,7 @@
 
 namespace vp {
 
-enum class BlurPass { Strips, Fused, Slide, SlideWide, WholeColumns, WideStrips };
+enum class BlurPass { Strips, Fused, Slide, SlideWide, WholeColumns };
 // Row pass of the two-pass configurations: a register scan by 8 warps (rows up to 2048
 // pixels) or 32 warps (up to 4096), else a chunked scan through shared memory.
 enum class BlurRowPass { Warps8, Warps32, Chunked };

@@ -360,7 +360,7 @@ HostImage wideStripsOnHost(const HostImage& in, const GaussParams& p) {
   const GaussTaps rowTaps = makeGaussTaps(p.sigma, kGaussRowBits);
   const GaussTaps columnTaps = makeGaussTaps(p.sigma, kGaussColumnBits);
   using Lane = gauss::GaussWideLane;
-  constexpr int N = gauss::kGaussStripSamples<R>;
+  constexpr int N = gauss::kGaussWideStripSamples<R>;
   struct Samples {
     uint32_t p0[N], p1[N];
   };
@@ -368,10 +368,10 @@ HostImage wideStripsOnHost(const HostImage& in, const GaussParams& p) {
   HostImage out(w, h);
   test::poison(out);
   test::runLanesOnHost<Lane>(
-      gauss::GaussWideLane::blocksAcross(w), stripBlocksDown(h, gauss::kGaussStripRows), w,
+      gauss::GaussWideLane::blocksAcross(w), stripBlocksDown(h, gauss::kGaussWideStripRows), w,
       [&](const Lane& l) {
         Samples s;
-        laneSamples<R, gauss::kGaussStripRows>(in.cview(), p.border, l, s.p0, s.p1);
+        laneSamples<R, gauss::kGaussWideStripRows>(in.cview(), p.border, l, s.p0, s.p1);
         return s;
       },
       [w](const Lane& l) { return l.ownsColumns(w); },
@@ -389,7 +389,7 @@ HostImage wideStripsOnHost(const HostImage& in, const GaussParams& p) {
           h0[s] = gauss::stripRowSums<R>(a, rowTaps);
           h1[s] = gauss::stripRowSums<R>(b, rowTaps);
         }
-        for (int i = 0; i < gauss::kGaussStripRows && l.y0 + i < h; ++i) {
+        for (int i = 0; i < gauss::kGaussWideStripRows && l.y0 + i < h; ++i) {
           tiles::storePixel(out.view(), l.x, l.y0 + i,
                             gauss::stripOutput<R>(h0, i + R, lanes[0].p0[i + R], columnTaps));
           if (l.x + 1 < w)

@@ -6,9 +6,6 @@
 #include "gpu/filters/common/radius_dispatch.h"
 #include "gpu/filters/gauss/gauss_strips.h"
 
-#include <cstdlib>
-#include <type_traits>
-
 namespace vp::gauss {
 namespace {
 
@@ -48,17 +45,17 @@ __global__ void __launch_bounds__(kStripThreads)
 // (1080p / 4K, docs/design/gauss.md).
 constexpr int kWideAhead = 4;
 
-template <int R, int Rows>
+template <int R>
 __global__ void __launch_bounds__(kStripThreads, 3)
     wideStripKernel(ConstRgbaView in, RgbaView out, BorderMode border,
                     const __grid_constant__ GaussTaps rowTaps, const __grid_constant__ GaussTaps columnTaps) {
   static_assert(R <= 3, "R = 4 would need w[0] and w[9], which are not gathered");
   waitForPriorGrid();  // programmatic dependent launch (launch.cuh): before any memory access
   releaseNextGrid();
-  const PairLane<2, Rows> l(int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));
+  const GaussWideLane l(int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));
   if (!l.warpHasWork(in.width)) return;  // the whole warp: its shuffles need no absent lane
-  constexpr int N = Rows + 2 * R;
-  const LaneColumns<R, Rows, 2> columns(in, border, l);
+  constexpr int N = kGaussWideStripSamples<R>;
+  const LaneColumns<R, kGaussWideStripRows, 2> columns(in, border, l);
   uint32_t p0[N], p1[N];
 #pragma unroll
   for (int s = 0; s < kWideAhead; ++s) columns.row(s, p0[s], p1[s]);
@@ -95,18 +92,9 @@ template <int R>
 void launchR(ConstRgbaView in, RgbaView out, BorderMode border, const GaussTaps& rowTaps,
              const GaussTaps& columnTaps, bool pdl, cudaStream_t stream) {
   if constexpr (R >= kMinWideStripGaussRadius) {
-    static const int rows = std::getenv("VP_EXP_GAUSS_ROWS") ? std::atoi(std::getenv("VP_EXP_GAUSS_ROWS")) : 16;  // EXPERIMENT
-    auto go = [&](auto rowsC) {
-      constexpr int kRows = decltype(rowsC)::value;
-      const dim3 grid(PairLane<2, kRows>::blocksAcross(in.width), stripBlocksDown(in.height, kRows));
-      launchKernel(wideStripKernel<R, kRows>, grid, dim3(kStripThreads), 0, stream, pdl, in, out, border, rowTaps,
-                   columnTaps);
-    };
-    if (rows == 12) go(std::integral_constant<int, 12>{});
-    else if (rows == 14) go(std::integral_constant<int, 14>{});
-    else if (rows == 18) go(std::integral_constant<int, 18>{});
-    else if (rows == 20) go(std::integral_constant<int, 20>{});
-    else go(std::integral_constant<int, 16>{});
+    const dim3 grid(GaussWideLane::blocksAcross(in.width), stripBlocksDown(in.height, kGaussWideStripRows));
+    launchKernel(wideStripKernel<R>, grid, dim3(kStripThreads), 0, stream, pdl, in, out, border, rowTaps,
+                 columnTaps);
   } else {
     const dim3 grid(stripBlocksAcross<R>(in.width), stripBlocksDown(in.height, kGaussStripRows));
     launchKernel(stripKernel<R>, grid, dim3(kStripThreads), 0, stream, pdl, in, out, border, rowTaps,

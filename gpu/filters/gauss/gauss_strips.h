@@ -90,7 +90,13 @@ __host__ __device__ inline uint32_t stripOutput(const RowSums (&h)[N], int c, ui
 // where the one-column strips spend 2R on one), and its two outputs' row sums share the
 // samples' byte masks. The stages are the same functions: stripRowSums on each column's
 // window, stripOutput on each column's H, so the integers are the one-column strips'.
-using GaussWideLane = PairLane<2, kGaussStripRows>;
+// 14 rows a warp, not 16: at 1080p the grid is then 390 blocks for the H100's 396 places
+// (3 an SM) instead of 340, whose blocks each run longer; measured 13.9 against 15.3 us at
+// 1080p and 48.6 against 49.0 at 4K (docs/design/gauss.md).
+constexpr int kGaussWideStripRows = 14;
+using GaussWideLane = PairLane<2, kGaussWideStripRows>;
+template <int R>
+constexpr int kGaussWideStripSamples = kGaussWideStripRows + 2 * R;  // sample rows per lane
 constexpr int kMinWideStripGaussRadius = 3;
 
 // One sample row's words of lanes l - 2 .. l + 2: w[4 + 2d + k] is lane l + d's column k, so

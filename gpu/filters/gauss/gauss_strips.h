@@ -90,9 +90,8 @@ __host__ __device__ inline uint32_t stripOutput(const RowSums (&h)[N], int c, ui
 // where the one-column strips spend 2R on one), and its two outputs' row sums share the
 // samples' byte masks. The stages are the same functions: stripRowSums on each column's
 // window, stripOutput on each column's H, so the integers are the one-column strips'.
-// 14 rows a warp, not 16: at 1080p the grid is then 390 blocks for the H100's 396 places
-// (3 an SM) instead of 340, whose blocks each run longer; measured 13.9 against 15.3 us at
-// 1080p and 48.6 against 49.0 at 4K (docs/design/gauss.md).
+// 14 rows a warp: a 1080p frame is then 390 blocks for the 396 places of 132 SMs at 3 blocks
+// each, where 16 rows made 340 longer ones (docs/design/gauss.md has the row counts measured).
 constexpr int kGaussWideStripRows = 14;
 using GaussWideLane = PairLane<2, kGaussWideStripRows>;
 template <int R>

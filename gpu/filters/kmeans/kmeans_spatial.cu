@@ -478,7 +478,8 @@ struct CoopInstance {
 };
 template <int KB>
 constexpr CoopInstance kCoopInstance{coopKernel<KB>, kCoopThreads<KB>};
-constexpr CoopInstance kCoopKernels[] = {kCoopInstance<4>, kCoopInstance<8>, kCoopInstance<16>, kCoopInstance<32>};
+constexpr CoopInstance kCoopKernels[] = {kCoopInstance<4>, kCoopInstance<8>, kCoopInstance<16>,
+                                         kCoopInstance<32>};
 constexpr int kCoopInstances = int(sizeof kCoopKernels / sizeof kCoopKernels[0]);
 
 int coopIndex(int k) {
@@ -502,8 +503,8 @@ SpatialDevice spatialDevice() {
   VP_CUDA_CHECK(cudaDeviceGetAttribute(&d.smCount, cudaDevAttrMultiProcessorCount, device));
   for (int i = 0; i < kCoopInstances; ++i)
     VP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &d.coopBlocksPerSm[size_t(i)], reinterpret_cast<const void*>(kCoopKernels[i].kernel), kCoopKernels[i].threads,
-        0));
+        &d.coopBlocksPerSm[size_t(i)], reinterpret_cast<const void*>(kCoopKernels[i].kernel),
+        kCoopKernels[i].threads, 0));
   return d;
 }
 

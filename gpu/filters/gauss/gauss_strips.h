@@ -4,8 +4,8 @@
 // neighbouring lanes' samples instead.
 //
 // The layout (R <= 2) is common/warp_strip.h's: a warp a strip of 32 - 2R output columns and
-// kGaussStripRows rows, the outer R lanes each side the halo (R = 3: two columns a lane,
-// below). Per lane: (1) the column's
+// kGaussStripRows rows, the outer R lanes each side the halo (R = 3: two columns a lane and
+// kGaussWideStripRows rows, below). Per lane: (1) the column's
 // samples of rows y0 - R .. y0 + kGaussStripRows - 1 + R through the border; (2) per sample
 // row, the row sums H of the lane's column from the samples of lanes l - R .. l + R
 // (shuffled); (3) per output row, the column sum of the 2R + 1 H rows around it: the

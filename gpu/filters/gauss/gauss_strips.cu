@@ -6,25 +6,28 @@
 #include "gpu/filters/common/radius_dispatch.h"
 #include "gpu/filters/gauss/gauss_strips.h"
 
+#include <cstdlib>
+
 namespace vp::gauss {
 namespace {
 
-template <int R>
+template <int R, int Rows = kGaussStripRows>
 __global__ void __launch_bounds__(kStripThreads)
     stripKernel(ConstRgbaView in, RgbaView out, BorderMode border, const __grid_constant__ GaussTaps rowTaps,
                 const __grid_constant__ GaussTaps columnTaps) {
   waitForPriorGrid();  // programmatic dependent launch (launch.cuh): before any memory access
   releaseNextGrid();
-  const GaussStripLane<R> l(int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));
+  const StripLane<R, Rows> l(int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));
   if (!l.warpHasWork(in.width)) return;  // the whole warp: its shuffles need no absent lane
-  uint32_t px[kGaussStripSamples<R>];
+  constexpr int N = Rows + 2 * R;
+  uint32_t px[N];
   stripSamples(in, border, l, px);
   const bool owner = l.ownsColumn(in.width);
-  RowSums h[kGaussStripSamples<R>];
+  RowSums h[N];
   // Output row i needs H of sample rows i .. i + 2R: each is written as soon as its last
   // row sum is known, so few row sums are live at once.
 #pragma unroll
-  for (int s = 0; s < kGaussStripSamples<R>; ++s) {
+  for (int s = 0; s < N; ++s) {
     uint32_t p[2 * R + 1];
     p[R] = px[s];
 #pragma unroll
@@ -45,8 +48,8 @@ __global__ void __launch_bounds__(kStripThreads)
 // (1080p / 4K, docs/design/gauss.md).
 constexpr int kWideAhead = 4;
 
-template <int R>
-__global__ void __launch_bounds__(kStripThreads, 3)
+template <int R, int MinBlocks = 3, int Ahead = kWideAhead>
+__global__ void __launch_bounds__(kStripThreads, MinBlocks)
     wideStripKernel(ConstRgbaView in, RgbaView out, BorderMode border,
                     const __grid_constant__ GaussTaps rowTaps, const __grid_constant__ GaussTaps columnTaps) {
   static_assert(R <= 3, "R = 4 would need w[0] and w[9], which are not gathered");
@@ -58,13 +61,13 @@ __global__ void __launch_bounds__(kStripThreads, 3)
   const LaneColumns<R, kGaussWideStripRows, 2> columns(in, border, l);
   uint32_t p0[N], p1[N];
 #pragma unroll
-  for (int s = 0; s < kWideAhead; ++s) columns.row(s, p0[s], p1[s]);
+  for (int s = 0; s < Ahead; ++s) columns.row(s, p0[s], p1[s]);
   const bool owner = l.ownsColumns(in.width);
   RowSums h0[N], h1[N];
   // As the one-column kernel: output row i is written as soon as its last row sum is known.
 #pragma unroll
   for (int s = 0; s < N; ++s) {
-    if (s + kWideAhead < N) columns.row(s + kWideAhead, p0[s + kWideAhead], p1[s + kWideAhead]);
+    if (s + Ahead < N) columns.row(s + Ahead, p0[s + Ahead], p1[s + Ahead]);
     uint32_t w[kWideRowWords] = {};
     w[4] = p0[s];
     w[5] = p1[s];
@@ -93,12 +96,25 @@ void launchR(ConstRgbaView in, RgbaView out, BorderMode border, const GaussTaps&
              const GaussTaps& columnTaps, bool pdl, cudaStream_t stream) {
   if constexpr (R >= kMinWideStripGaussRadius) {
     const dim3 grid(GaussWideLane::blocksAcross(in.width), stripBlocksDown(in.height, kGaussWideStripRows));
-    launchKernel(wideStripKernel<R>, grid, dim3(kStripThreads), 0, stream, pdl, in, out, border, rowTaps,
-                 columnTaps);
+    static const int v = [] {
+      const char* e = std::getenv("VP_EXP_GAUSS_WIDE");
+      return e ? std::atoi(e) : 0;
+    }();
+    auto k = v == 1 ? wideStripKernel<R, 4, 4>
+             : v == 2 ? wideStripKernel<R, 4, 3>
+             : v == 3 ? wideStripKernel<R, 4, 2>
+             : v == 4 ? wideStripKernel<R, 3, 6>
+                      : wideStripKernel<R>;
+    launchKernel(k, grid, dim3(kStripThreads), 0, stream, pdl, in, out, border, rowTaps, columnTaps);
   } else {
-    const dim3 grid(stripBlocksAcross<R>(in.width), stripBlocksDown(in.height, kGaussStripRows));
-    launchKernel(stripKernel<R>, grid, dim3(kStripThreads), 0, stream, pdl, in, out, border, rowTaps,
-                 columnTaps);
+    static const int rows = [] {
+      const char* e = std::getenv("VP_EXP_GAUSS_NARROW_ROWS");
+      return e ? std::atoi(e) : kGaussStripRows;
+    }();
+    const dim3 grid(stripBlocksAcross<R>(in.width), stripBlocksDown(in.height, rows));
+    auto k = rows == 14 ? stripKernel<R, 14> : rows == 12 ? stripKernel<R, 12> : rows == 20 ? stripKernel<R, 20>
+                                                                                        : stripKernel<R>;
+    launchKernel(k, grid, dim3(kStripThreads), 0, stream, pdl, in, out, border, rowTaps, columnTaps);
   }
 }
 

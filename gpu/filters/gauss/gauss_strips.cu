@@ -42,13 +42,46 @@ __global__ void __launch_bounds__(kStripThreads)
   }
 }
 
+// Experiment: stripRowSums with the green taps (Split >= 1) and the R | B taps (Split 2) as
+// two multiply-adds each instead of an add and one (moves work from the ALU pipe to the FMA pipe).
+// An opaque multiply-add: the compiler folds q a + q b back into q (a + b) otherwise.
+__device__ __forceinline__ uint32_t imad(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t d;
+  asm("mad.lo.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+}
+
+template <int R, int Split>
+__device__ inline RowSums splitRowSums(const uint32_t (&p)[2 * R + 1], const GaussTaps& q) {
+  if constexpr (Split == 0) {
+    return stripRowSums<R>(p, q);
+  } else {
+    const auto green = [](uint32_t px) { return bytePerm(px, 0u, 0x4441u); };
+    const uint32_t rb0 = p[R] & 0x00FF00FFu;
+    uint32_t rb = q.q[0] * rb0 + kGaussRowRounding, b = q.q[0] * (rb0 >> 16) + kGaussRowRounding,
+             g = q.q[0] * green(p[R]) + kGaussRowRounding;
+#pragma unroll
+    for (int i = 1; i <= R; ++i) {
+      const uint32_t lo = p[R - i] & 0x00FF00FFu, hi = p[R + i] & 0x00FF00FFu;
+      const uint32_t pairRb = lo + hi;
+      if constexpr (Split == 2)
+        rb = imad(q.q[i], hi, imad(q.q[i], lo, rb));
+      else
+        rb += q.q[i] * pairRb;
+      b += q.q[i] * (pairRb >> 16);
+      g = imad(q.q[i], green(p[R + i]), imad(q.q[i], green(p[R - i]), g));
+    }
+    return {(rb - b * 65536u) >> kGaussRowShift | (g >> 1 & 0xFFFF0000u), b >> kGaussRowShift};
+  }
+}
+
 // 3 blocks an SM caps it at 80 registers. A lane loads each sample row kWideAhead rows
 // before its row sums need it, so the loads overlap the sums and no register spills: all 22
 // rows loaded first spilled 56 bytes and measured 16.7 / 55.5 µs against 16.4 / 52.3
 // (1080p / 4K, docs/design/gauss.md).
 constexpr int kWideAhead = 4;
 
-template <int R, int MinBlocks = 3, int Ahead = kWideAhead>
+template <int R, int MinBlocks = 3, int Ahead = kWideAhead, int Split = 0>
 __global__ void __launch_bounds__(kStripThreads, MinBlocks)
     wideStripKernel(ConstRgbaView in, RgbaView out, BorderMode border,
                     const __grid_constant__ GaussTaps rowTaps, const __grid_constant__ GaussTaps columnTaps) {
@@ -80,8 +113,8 @@ __global__ void __launch_bounds__(kStripThreads, MinBlocks)
     uint32_t a[2 * R + 1], b[2 * R + 1];
     wideWindow<R>(w, 0, a);
     wideWindow<R>(w, 1, b);
-    h0[s] = stripRowSums<R>(a, rowTaps);
-    h1[s] = stripRowSums<R>(b, rowTaps);
+    h0[s] = splitRowSums<R, Split>(a, rowTaps);
+    h1[s] = splitRowSums<R, Split>(b, rowTaps);
     const int i = s - 2 * R, y = l.y0 + i;
     if (i >= 0 && owner && y < in.height) {
       tiles::storePixel(out, l.x, y, stripOutput<R>(h0, i + R, p0[i + R], columnTaps));
@@ -104,6 +137,8 @@ void launchR(ConstRgbaView in, RgbaView out, BorderMode border, const GaussTaps&
              : v == 2 ? wideStripKernel<R, 4, 3>
              : v == 3 ? wideStripKernel<R, 4, 2>
              : v == 4 ? wideStripKernel<R, 3, 6>
+             : v == 5 ? wideStripKernel<R, 3, 4, 1>
+             : v == 6 ? wideStripKernel<R, 3, 4, 2>
                       : wideStripKernel<R>;
     launchKernel(k, grid, dim3(kStripThreads), 0, stream, pdl, in, out, border, rowTaps, columnTaps);
   } else {

@@ -55,6 +55,21 @@ template <int R, int Split>
 __device__ inline RowSums splitRowSums(const uint32_t (&p)[2 * R + 1], const GaussTaps& q) {
   if constexpr (Split == 0) {
     return stripRowSums<R>(p, q);
+  } else if constexpr (Split == 3) {
+    // Every product an opaque multiply-add, the rounding in the first one's addend, the
+    // green taps unpaired: ~32 ALU and ~32 FMA-pipe instructions a lane and sample row.
+    const auto green = [](uint32_t px) { return bytePerm(px, 0u, 0x4441u); };
+    const uint32_t rb0 = p[R] & 0x00FF00FFu;
+    uint32_t rb = imad(q.q[0], rb0, kGaussRowRounding), b = imad(q.q[0], rb0 >> 16, kGaussRowRounding),
+             g = imad(q.q[0], green(p[R]), kGaussRowRounding);
+#pragma unroll
+    for (int i = 1; i <= R; ++i) {
+      const uint32_t pairRb = (p[R - i] & 0x00FF00FFu) + (p[R + i] & 0x00FF00FFu);
+      rb = imad(q.q[i], pairRb, rb);
+      b = imad(q.q[i], pairRb >> 16, b);
+      g = imad(q.q[i], green(p[R + i]), imad(q.q[i], green(p[R - i]), g));
+    }
+    return {(rb - b * 65536u) >> kGaussRowShift | (g >> 1 & 0xFFFF0000u), b >> kGaussRowShift};
   } else {
     const auto green = [](uint32_t px) { return bytePerm(px, 0u, 0x4441u); };
     const uint32_t rb0 = p[R] & 0x00FF00FFu;
@@ -72,6 +87,25 @@ __device__ inline RowSums splitRowSums(const uint32_t (&p)[2 * R + 1], const Gau
       g = imad(q.q[i], green(p[R + i]), imad(q.q[i], green(p[R - i]), g));
     }
     return {(rb - b * 65536u) >> kGaussRowShift | (g >> 1 & 0xFFFF0000u), b >> kGaussRowShift};
+  }
+}
+
+// Experiment: stripOutput with opaque multiply-adds (the rounding in the first one's addend).
+template <int R, int N, int Split>
+__device__ inline uint32_t splitOutput(const RowSums (&h)[N], int c, uint32_t centre, const GaussTaps& q) {
+  if constexpr (Split != 3) {
+    return stripOutput<R>(h, c, centre, q);
+  } else {
+    uint32_t rg = imad(q.q[0], h[c].rg, kGaussColumnRounding), g = imad(q.q[0], h[c].rg >> 16, kGaussColumnRounding),
+             b = imad(q.q[0], h[c].b, kGaussColumnRounding);
+#pragma unroll
+    for (int j = 1; j <= R; ++j) {
+      const uint32_t pairRg = h[c - j].rg + h[c + j].rg;
+      rg = imad(q.q[j], pairRg, rg);
+      g = imad(q.q[j], pairRg >> 16, g);
+      b = imad(q.q[j], h[c - j].b + h[c + j].b, b);
+    }
+    return bytePerm(bytePerm(rg - g * 65536u, g, 0x0073u), bytePerm(b, centre, 0x7300u), 0x7610u);
   }
 }
 
@@ -117,9 +151,9 @@ __global__ void __launch_bounds__(kStripThreads, MinBlocks)
     h1[s] = splitRowSums<R, Split>(b, rowTaps);
     const int i = s - 2 * R, y = l.y0 + i;
     if (i >= 0 && owner && y < in.height) {
-      tiles::storePixel(out, l.x, y, stripOutput<R>(h0, i + R, p0[i + R], columnTaps));
+      tiles::storePixel(out, l.x, y, splitOutput<R, N, Split>(h0, i + R, p0[i + R], columnTaps));
       if (l.x + 1 < in.width)
-        tiles::storePixel(out, l.x + 1, y, stripOutput<R>(h1, i + R, p1[i + R], columnTaps));
+        tiles::storePixel(out, l.x + 1, y, splitOutput<R, N, Split>(h1, i + R, p1[i + R], columnTaps));
     }
   }
 }
@@ -139,6 +173,7 @@ void launchR(ConstRgbaView in, RgbaView out, BorderMode border, const GaussTaps&
              : v == 4 ? wideStripKernel<R, 3, 6>
              : v == 5 ? wideStripKernel<R, 3, 4, 1>
              : v == 6 ? wideStripKernel<R, 3, 4, 2>
+             : v == 7 ? wideStripKernel<R, 3, 4, 3>
                       : wideStripKernel<R>;
     launchKernel(k, grid, dim3(kStripThreads), 0, stream, pdl, in, out, border, rowTaps, columnTaps);
   } else {

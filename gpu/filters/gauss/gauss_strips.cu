@@ -11,39 +11,6 @@
 namespace vp::gauss {
 namespace {
 
-template <int R, int Rows = kGaussStripRows>
-__global__ void __launch_bounds__(kStripThreads)
-    stripKernel(ConstRgbaView in, RgbaView out, BorderMode border, const __grid_constant__ GaussTaps rowTaps,
-                const __grid_constant__ GaussTaps columnTaps) {
-  waitForPriorGrid();  // programmatic dependent launch (launch.cuh): before any memory access
-  releaseNextGrid();
-  const StripLane<R, Rows> l(int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));
-  if (!l.warpHasWork(in.width)) return;  // the whole warp: its shuffles need no absent lane
-  constexpr int N = Rows + 2 * R;
-  uint32_t px[N];
-  stripSamples(in, border, l, px);
-  const bool owner = l.ownsColumn(in.width);
-  RowSums h[N];
-  // Output row i needs H of sample rows i .. i + 2R: each is written as soon as its last
-  // row sum is known, so few row sums are live at once.
-#pragma unroll
-  for (int s = 0; s < N; ++s) {
-    uint32_t p[2 * R + 1];
-    p[R] = px[s];
-#pragma unroll
-    for (int d = 1; d <= R; ++d) {
-      p[R - d] = __shfl_up_sync(kFullWarp, px[s], d);
-      p[R + d] = __shfl_down_sync(kFullWarp, px[s], d);
-    }
-    h[s] = stripRowSums<R>(p, rowTaps);
-    const int i = s - 2 * R, y = l.y0 + i;
-    if (i >= 0 && owner && y < in.height)
-      tiles::storePixel(out, l.x, y, stripOutput<R>(h, i + R, px[i + R], columnTaps));
-  }
-}
-
-// Experiment: stripRowSums with the green taps (Split >= 1) and the R | B taps (Split 2) as
-// two multiply-adds each instead of an add and one (moves work from the ALU pipe to the FMA pipe).
 // An opaque multiply-add: the compiler folds q a + q b back into q (a + b) otherwise.
 __device__ __forceinline__ uint32_t imad(uint32_t a, uint32_t b, uint32_t c) {
   uint32_t d;
@@ -109,6 +76,39 @@ __device__ inline uint32_t splitOutput(const RowSums (&h)[N], int c, uint32_t ce
   }
 }
 
+template <int R, int Rows = kGaussStripRows, int Split = 0>
+__global__ void __launch_bounds__(kStripThreads)
+    stripKernel(ConstRgbaView in, RgbaView out, BorderMode border, const __grid_constant__ GaussTaps rowTaps,
+                const __grid_constant__ GaussTaps columnTaps) {
+  waitForPriorGrid();  // programmatic dependent launch (launch.cuh): before any memory access
+  releaseNextGrid();
+  const StripLane<R, Rows> l(int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));
+  if (!l.warpHasWork(in.width)) return;  // the whole warp: its shuffles need no absent lane
+  constexpr int N = Rows + 2 * R;
+  uint32_t px[N];
+  stripSamples(in, border, l, px);
+  const bool owner = l.ownsColumn(in.width);
+  RowSums h[N];
+  // Output row i needs H of sample rows i .. i + 2R: each is written as soon as its last
+  // row sum is known, so few row sums are live at once.
+#pragma unroll
+  for (int s = 0; s < N; ++s) {
+    uint32_t p[2 * R + 1];
+    p[R] = px[s];
+#pragma unroll
+    for (int d = 1; d <= R; ++d) {
+      p[R - d] = __shfl_up_sync(kFullWarp, px[s], d);
+      p[R + d] = __shfl_down_sync(kFullWarp, px[s], d);
+    }
+    h[s] = splitRowSums<R, Split>(p, rowTaps);
+    const int i = s - 2 * R, y = l.y0 + i;
+    if (i >= 0 && owner && y < in.height)
+      tiles::storePixel(out, l.x, y, splitOutput<R, N, Split>(h, i + R, px[i + R], columnTaps));
+  }
+}
+
+// Experiment: stripRowSums with the green taps (Split >= 1) and the R | B taps (Split 2) as
+// two multiply-adds each instead of an add and one (moves work from the ALU pipe to the FMA pipe).
 // 3 blocks an SM caps it at 80 registers. A lane loads each sample row kWideAhead rows
 // before its row sums need it, so the loads overlap the sums and no register spills: all 22
 // rows loaded first spilled 56 bytes and measured 16.7 / 55.5 µs against 16.4 / 52.3
@@ -182,8 +182,12 @@ void launchR(ConstRgbaView in, RgbaView out, BorderMode border, const GaussTaps&
       return e ? std::atoi(e) : kGaussStripRows;
     }();
     const dim3 grid(stripBlocksAcross<R>(in.width), stripBlocksDown(in.height, rows));
-    auto k = rows == 14 ? stripKernel<R, 14> : rows == 12 ? stripKernel<R, 12> : rows == 20 ? stripKernel<R, 20>
-                                                                                        : stripKernel<R>;
+    static const bool split = std::getenv("VP_EXP_GAUSS_NARROW_SPLIT") != nullptr;
+    auto k = split        ? stripKernel<R, kGaussStripRows, 3>
+             : rows == 14 ? stripKernel<R, 14>
+             : rows == 12 ? stripKernel<R, 12>
+             : rows == 20 ? stripKernel<R, 20>
+                          : stripKernel<R>;
     launchKernel(k, grid, dim3(kStripThreads), 0, stream, pdl, in, out, border, rowTaps, columnTaps);
   }
 }

@@ -182,7 +182,10 @@ void launchR(ConstRgbaView in, RgbaView out, BorderMode border, const GaussTaps&
       return e ? std::atoi(e) : kGaussStripRows;
     }();
     const dim3 grid(stripBlocksAcross<R>(in.width), stripBlocksDown(in.height, rows));
-    static const bool split = std::getenv("VP_EXP_GAUSS_NARROW_SPLIT") != nullptr;
+    static const bool split = [] {
+      const char* e = std::getenv("VP_EXP_GAUSS_NARROW_SPLIT");
+      return e && e[0] == '1';
+    }();
     auto k = split        ? stripKernel<R, kGaussStripRows, 3>
              : rows == 14 ? stripKernel<R, 14>
              : rows == 12 ? stripKernel<R, 12>

@@ -11,32 +11,12 @@
 namespace vp::gauss {
 namespace {
 
-// An opaque multiply-add: the compiler folds q a + q b back into q (a + b) otherwise.
-__device__ __forceinline__ uint32_t imad(uint32_t a, uint32_t b, uint32_t c) {
-  uint32_t d;
-  asm("mad.lo.u32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
-  return d;
-}
-
-template <int R, int Split>
-__device__ inline RowSums splitRowSums(const uint32_t (&p)[2 * R + 1], const GaussTaps& q) {
-  if constexpr (Split == 0) {
+// Experiment (VP_EXP_GAUSS_WIDE=8, VP_EXP_GAUSS_NARROW_OLD=1): the stages' arithmetic before
+// mulAdd, as plain C++ the compiler reassociates (Old = true).
+template <int R, bool Old>
+__device__ inline RowSums expRowSums(const uint32_t (&p)[2 * R + 1], const GaussTaps& q) {
+  if constexpr (!Old) {
     return stripRowSums<R>(p, q);
-  } else if constexpr (Split == 3) {
-    // Every product an opaque multiply-add, the rounding in the first one's addend, the
-    // green taps unpaired: ~32 ALU and ~32 FMA-pipe instructions a lane and sample row.
-    const auto green = [](uint32_t px) { return bytePerm(px, 0u, 0x4441u); };
-    const uint32_t rb0 = p[R] & 0x00FF00FFu;
-    uint32_t rb = imad(q.q[0], rb0, kGaussRowRounding), b = imad(q.q[0], rb0 >> 16, kGaussRowRounding),
-             g = imad(q.q[0], green(p[R]), kGaussRowRounding);
-#pragma unroll
-    for (int i = 1; i <= R; ++i) {
-      const uint32_t pairRb = (p[R - i] & 0x00FF00FFu) + (p[R + i] & 0x00FF00FFu);
-      rb = imad(q.q[i], pairRb, rb);
-      b = imad(q.q[i], pairRb >> 16, b);
-      g = imad(q.q[i], green(p[R + i]), imad(q.q[i], green(p[R - i]), g));
-    }
-    return {(rb - b * 65536u) >> kGaussRowShift | (g >> 1 & 0xFFFF0000u), b >> kGaussRowShift};
   } else {
     const auto green = [](uint32_t px) { return bytePerm(px, 0u, 0x4441u); };
     const uint32_t rb0 = p[R] & 0x00FF00FFu;
@@ -44,39 +24,33 @@ __device__ inline RowSums splitRowSums(const uint32_t (&p)[2 * R + 1], const Gau
              g = q.q[0] * green(p[R]) + kGaussRowRounding;
 #pragma unroll
     for (int i = 1; i <= R; ++i) {
-      const uint32_t lo = p[R - i] & 0x00FF00FFu, hi = p[R + i] & 0x00FF00FFu;
-      const uint32_t pairRb = lo + hi;
-      if constexpr (Split == 2)
-        rb = imad(q.q[i], hi, imad(q.q[i], lo, rb));
-      else
-        rb += q.q[i] * pairRb;
+      const uint32_t pairRb = (p[R - i] & 0x00FF00FFu) + (p[R + i] & 0x00FF00FFu);
+      rb += q.q[i] * pairRb;
       b += q.q[i] * (pairRb >> 16);
-      g = imad(q.q[i], green(p[R + i]), imad(q.q[i], green(p[R - i]), g));
+      g += q.q[i] * (green(p[R - i]) + green(p[R + i]));
     }
     return {(rb - b * 65536u) >> kGaussRowShift | (g >> 1 & 0xFFFF0000u), b >> kGaussRowShift};
   }
 }
-
-// Experiment: stripOutput with opaque multiply-adds (the rounding in the first one's addend).
-template <int R, int N, int Split>
-__device__ inline uint32_t splitOutput(const RowSums (&h)[N], int c, uint32_t centre, const GaussTaps& q) {
-  if constexpr (Split != 3) {
+template <int R, int N, bool Old>
+__device__ inline uint32_t expOutput(const RowSums (&h)[N], int c, uint32_t centre, const GaussTaps& q) {
+  if constexpr (!Old) {
     return stripOutput<R>(h, c, centre, q);
   } else {
-    uint32_t rg = imad(q.q[0], h[c].rg, kGaussColumnRounding), g = imad(q.q[0], h[c].rg >> 16, kGaussColumnRounding),
-             b = imad(q.q[0], h[c].b, kGaussColumnRounding);
+    uint32_t rg = q.q[0] * h[c].rg + kGaussColumnRounding, g = q.q[0] * (h[c].rg >> 16) + kGaussColumnRounding,
+             b = q.q[0] * h[c].b + kGaussColumnRounding;
 #pragma unroll
     for (int j = 1; j <= R; ++j) {
       const uint32_t pairRg = h[c - j].rg + h[c + j].rg;
-      rg = imad(q.q[j], pairRg, rg);
-      g = imad(q.q[j], pairRg >> 16, g);
-      b = imad(q.q[j], h[c - j].b + h[c + j].b, b);
+      rg += q.q[j] * pairRg;
+      g += q.q[j] * (pairRg >> 16);
+      b += q.q[j] * (h[c - j].b + h[c + j].b);
     }
     return bytePerm(bytePerm(rg - g * 65536u, g, 0x0073u), bytePerm(b, centre, 0x7300u), 0x7610u);
   }
 }
 
-template <int R, int Rows = kGaussStripRows, int Split = 0>
+template <int R, int Rows = kGaussStripRows, bool Old = false>
 __global__ void __launch_bounds__(kStripThreads)
     stripKernel(ConstRgbaView in, RgbaView out, BorderMode border, const __grid_constant__ GaussTaps rowTaps,
                 const __grid_constant__ GaussTaps columnTaps) {
@@ -100,22 +74,20 @@ __global__ void __launch_bounds__(kStripThreads)
       p[R - d] = __shfl_up_sync(kFullWarp, px[s], d);
       p[R + d] = __shfl_down_sync(kFullWarp, px[s], d);
     }
-    h[s] = splitRowSums<R, Split>(p, rowTaps);
+    h[s] = expRowSums<R, Old>(p, rowTaps);
     const int i = s - 2 * R, y = l.y0 + i;
     if (i >= 0 && owner && y < in.height)
-      tiles::storePixel(out, l.x, y, splitOutput<R, N, Split>(h, i + R, px[i + R], columnTaps));
+      tiles::storePixel(out, l.x, y, expOutput<R, N, Old>(h, i + R, px[i + R], columnTaps));
   }
 }
 
-// Experiment: stripRowSums with the green taps (Split >= 1) and the R | B taps (Split 2) as
-// two multiply-adds each instead of an add and one (moves work from the ALU pipe to the FMA pipe).
 // 3 blocks an SM caps it at 80 registers. A lane loads each sample row kWideAhead rows
 // before its row sums need it, so the loads overlap the sums and no register spills: all 22
 // rows loaded first spilled 56 bytes and measured 16.7 / 55.5 µs against 16.4 / 52.3
 // (1080p / 4K, docs/design/gauss.md).
 constexpr int kWideAhead = 4;
 
-template <int R, int MinBlocks = 3, int Ahead = kWideAhead, int Split = 0>
+template <int R, int MinBlocks = 3, int Ahead = kWideAhead, bool Old = false>
 __global__ void __launch_bounds__(kStripThreads, MinBlocks)
     wideStripKernel(ConstRgbaView in, RgbaView out, BorderMode border,
                     const __grid_constant__ GaussTaps rowTaps, const __grid_constant__ GaussTaps columnTaps) {
@@ -147,13 +119,13 @@ __global__ void __launch_bounds__(kStripThreads, MinBlocks)
     uint32_t a[2 * R + 1], b[2 * R + 1];
     wideWindow<R>(w, 0, a);
     wideWindow<R>(w, 1, b);
-    h0[s] = splitRowSums<R, Split>(a, rowTaps);
-    h1[s] = splitRowSums<R, Split>(b, rowTaps);
+    h0[s] = expRowSums<R, Old>(a, rowTaps);
+    h1[s] = expRowSums<R, Old>(b, rowTaps);
     const int i = s - 2 * R, y = l.y0 + i;
     if (i >= 0 && owner && y < in.height) {
-      tiles::storePixel(out, l.x, y, splitOutput<R, N, Split>(h0, i + R, p0[i + R], columnTaps));
+      tiles::storePixel(out, l.x, y, expOutput<R, N, Old>(h0, i + R, p0[i + R], columnTaps));
       if (l.x + 1 < in.width)
-        tiles::storePixel(out, l.x + 1, y, splitOutput<R, N, Split>(h1, i + R, p1[i + R], columnTaps));
+        tiles::storePixel(out, l.x + 1, y, expOutput<R, N, Old>(h1, i + R, p1[i + R], columnTaps));
     }
   }
 }
@@ -171,9 +143,7 @@ void launchR(ConstRgbaView in, RgbaView out, BorderMode border, const GaussTaps&
              : v == 2 ? wideStripKernel<R, 4, 3>
              : v == 3 ? wideStripKernel<R, 4, 2>
              : v == 4 ? wideStripKernel<R, 3, 6>
-             : v == 5 ? wideStripKernel<R, 3, 4, 1>
-             : v == 6 ? wideStripKernel<R, 3, 4, 2>
-             : v == 7 ? wideStripKernel<R, 3, 4, 3>
+             : v == 8 ? wideStripKernel<R, 3, 4, true>
                       : wideStripKernel<R>;
     launchKernel(k, grid, dim3(kStripThreads), 0, stream, pdl, in, out, border, rowTaps, columnTaps);
   } else {
@@ -182,11 +152,11 @@ void launchR(ConstRgbaView in, RgbaView out, BorderMode border, const GaussTaps&
       return e ? std::atoi(e) : kGaussStripRows;
     }();
     const dim3 grid(stripBlocksAcross<R>(in.width), stripBlocksDown(in.height, rows));
-    static const bool split = [] {
-      const char* e = std::getenv("VP_EXP_GAUSS_NARROW_SPLIT");
+    static const bool old = [] {
+      const char* e = std::getenv("VP_EXP_GAUSS_NARROW_OLD");
       return e && e[0] == '1';
     }();
-    auto k = split        ? stripKernel<R, kGaussStripRows, 3>
+    auto k = old          ? stripKernel<R, kGaussStripRows, true>
              : rows == 14 ? stripKernel<R, 14>
              : rows == 12 ? stripKernel<R, 12>
              : rows == 20 ? stripKernel<R, 20>

@@ -20,7 +20,6 @@
 #pragma once
 
 #include "gpu/filters/common/byte_perm.h"
-#include "gpu/filters/common/mul_add.h"
 #include "gpu/filters/common/tile_access.h"
 #include "gpu/filters/common/warp_strip.h"
 #include "gpu/filters/gauss/gauss_math.h"
@@ -47,21 +46,19 @@ struct RowSums {
 
 // Stage 2: H from the row's samples p[R + i] at column offsets i = -R..R. The rounding offset
 // 2^16 rides in each accumulator from the start (rb - (b << 16) keeps it once: b's copy
-// cancels against the 2^32 it carries), so each H is its accumulator >> 17. The products are
-// mulAdd's, as written: R | B takes a tap pair's sum (one add, one multiply-add), green each
-// sample (two multiply-adds), so the ALU and FMA pipes share the work about evenly.
+// cancels against the 2^32 it carries), so each H is its accumulator >> 17.
 template <int R>
 __host__ __device__ inline RowSums stripRowSums(const uint32_t (&p)[2 * R + 1], const GaussTaps& q) {
   const auto green = [](uint32_t px) { return bytePerm(px, 0u, 0x4441u); };
   const uint32_t rb0 = p[R] & 0x00FF00FFu;
-  uint32_t rb = mulAdd(q.q[0], rb0, kGaussRowRounding), b = mulAdd(q.q[0], rb0 >> 16, kGaussRowRounding),
-           g = mulAdd(q.q[0], green(p[R]), kGaussRowRounding);
+  uint32_t rb = q.q[0] * rb0 + kGaussRowRounding, b = q.q[0] * (rb0 >> 16) + kGaussRowRounding,
+           g = q.q[0] * green(p[R]) + kGaussRowRounding;
   VP_UNROLL
   for (int i = 1; i <= R; ++i) {
     const uint32_t pairRb = (p[R - i] & 0x00FF00FFu) + (p[R + i] & 0x00FF00FFu);  // lanes <= 510
-    rb = mulAdd(q.q[i], pairRb, rb);
-    b = mulAdd(q.q[i], pairRb >> 16, b);
-    g = mulAdd(q.q[i], green(p[R + i]), mulAdd(q.q[i], green(p[R - i]), g));
+    rb += q.q[i] * pairRb;
+    b += q.q[i] * (pairRb >> 16);
+    g += q.q[i] * (green(p[R - i]) + green(p[R + i]));
   }
   return {(rb - b * 65536u) >> kGaussRowShift | (g >> 1 & 0xFFFF0000u), b >> kGaussRowShift};
 }
@@ -73,14 +70,14 @@ __host__ __device__ inline RowSums stripRowSums(const uint32_t (&p)[2 * R + 1], 
 template <int R, int N>
 __host__ __device__ inline uint32_t stripOutput(const RowSums (&h)[N], int c, uint32_t centre,
                                                 const GaussTaps& q) {
-  uint32_t rg = mulAdd(q.q[0], h[c].rg, kGaussColumnRounding),
-           g = mulAdd(q.q[0], h[c].rg >> 16, kGaussColumnRounding), b = mulAdd(q.q[0], h[c].b, kGaussColumnRounding);
+  uint32_t rg = q.q[0] * h[c].rg + kGaussColumnRounding, g = q.q[0] * (h[c].rg >> 16) + kGaussColumnRounding,
+           b = q.q[0] * h[c].b + kGaussColumnRounding;
   VP_UNROLL
   for (int j = 1; j <= R; ++j) {
     const uint32_t pairRg = h[c - j].rg + h[c + j].rg;  // lanes <= 65280
-    rg = mulAdd(q.q[j], pairRg, rg);
-    g = mulAdd(q.q[j], pairRg >> 16, g);
-    b = mulAdd(q.q[j], h[c - j].b + h[c + j].b, b);
+    rg += q.q[j] * pairRg;
+    g += q.q[j] * (pairRg >> 16);
+    b += q.q[j] * (h[c - j].b + h[c + j].b);
   }
   return bytePerm(bytePerm(rg - g * 65536u, g, 0x0073u), bytePerm(b, centre, 0x7300u), 0x7610u);
 }

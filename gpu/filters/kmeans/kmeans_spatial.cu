@@ -36,7 +36,6 @@
 #include <cooperative_groups.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <array>
 #include <stdexcept>
 
@@ -241,7 +240,6 @@ __device__ __forceinline__ uint32_t spatialCandidates(const CoopArgs& a, const u
 // lane c only; registers would cost 12 per thread): per cluster present in the step, three
 // warp sums of packed fields (r | g<<16, b | 1<<16: a step's 128 pixels keep each field below
 // 2^16) and the x sum; the row is the same for the whole step.
-template <bool Atomic>
 __device__ __forceinline__ void accumulateQuad(const uint32_t (&px)[4], const int (&bi)[4], int n,
                                                uint32_t x0, uint32_t y, ull* warpSums) {
   const int lane = threadIdx.x % 32;
@@ -266,14 +264,8 @@ __device__ __forceinline__ void accumulateQuad(const uint32_t (&px)[4], const in
     if (lane == c) {
       const uint32_t count = bn >> 16;
       ull* const acc = warpSums + c * kFields;
-      if constexpr (Atomic) {  // experiment: one row for the whole block
-        atomicAdd(acc + 0, ull(rg & 0xFFFFu)), atomicAdd(acc + 1, ull(rg >> 16));
-        atomicAdd(acc + 2, ull(bn & 0xFFFFu)), atomicAdd(acc + 3, ull(xs));
-        atomicAdd(acc + 4, ull(y) * count), atomicAdd(acc + 5, ull(count));
-      } else {
-        acc[0] += rg & 0xFFFFu, acc[1] += rg >> 16, acc[2] += bn & 0xFFFFu;
-        acc[3] += xs, acc[4] += ull(y) * count, acc[5] += count;
-      }
+      acc[0] += rg & 0xFFFFu, acc[1] += rg >> 16, acc[2] += bn & 0xFFFFu;
+      acc[3] += xs, acc[4] += ull(y) * count, acc[5] += count;
     }
   }
 }
@@ -312,7 +304,7 @@ __device__ __forceinline__ uint32_t writeQuad(const CoopArgs& a, const uint32_t 
 
 // One pass over the warp's steps. `next` holds the first step's quad on entry and, unless
 // Final, again on return (loaded during the last step): a pass starts computing at once.
-template <int KB, bool Final, bool BlockRow = false>
+template <int KB, bool Final>
 __device__ __forceinline__ void coopPass(const CoopArgs& a, const WarpSteps& ws, uint32_t (&next)[4],
                                          const float4* rgb, const float2* xy, const km::SpatialCoeffs* pairs,
                                          const uint32_t* colour, ull* warpSums, ull& cost) {
@@ -342,11 +334,11 @@ __device__ __forceinline__ void coopPass(const CoopArgs& a, const WarpSteps& ws,
     if (Final)
       cost += writeQuad(a, px, bi, n, x0, cy, colour);
     else
-      accumulateQuad<BlockRow>(px, bi, n, x0, cy, warpSums);
+      accumulateQuad(px, bi, n, x0, cy, warpSums);
   }
 }
 
-template <int KB, bool BlockRow = false>
+template <int KB>
 __global__ void __launch_bounds__(kCoopThreads<KB>, 1024 / kCoopThreads<KB>) coopKernel(CoopArgs a) {
   constexpr int kThreads = kCoopThreads<KB>, kCoopWarps = kThreads / 32;
   __shared__ float centre[KB][5];  // r, g, b, x, y (pixels)
@@ -354,7 +346,7 @@ __global__ void __launch_bounds__(kCoopThreads<KB>, 1024 / kCoopThreads<KB>) coo
   __shared__ float2 xy[KB];
   __shared__ uint32_t colour[KB];                                 // output colours, alpha 0
   __shared__ km::SpatialCoeffs pairs[kPrunes<KB> ? KB * KB : 1];  // spatialPairs
-  __shared__ ull warpSums[BlockRow ? 1 : kCoopWarps][KB * kFields];
+  __shared__ ull warpSums[kCoopWarps][KB * kFields];
   __shared__ ull warpCost[kCoopWarps];
   __shared__ float shiftShared;
   __shared__ bool lastBlock;
@@ -386,8 +378,6 @@ __global__ void __launch_bounds__(kCoopThreads<KB>, 1024 / kCoopThreads<KB>) coo
   const WarpSteps ws(a, kCoopWarps);
   uint32_t next[4] = {0u, 0u, 0u, 0u};
   if (ws.count != 0) loadQuad(a, ws.y0, (ws.sx0 * kStepQuads + lane) * 4, next);
-  if (BlockRow)
-    for (int i = tid; i < KB * kFields; i += kThreads) warpSums[0][i] = 0;
   __syncthreads();
 
   float shift2 = INFINITY;
@@ -395,18 +385,13 @@ __global__ void __launch_bounds__(kCoopThreads<KB>, 1024 / kCoopThreads<KB>) coo
   ull cost = 0;
   while (it < a.maxIterations) {
     ull* const sums = &scratch->sums[it % 3][0][0];
-    if (!BlockRow && lane < k)  // lane c: cluster c over the warp's steps
+    if (lane < k)  // lane c: cluster c over the warp's steps
       for (int f = 0; f < kFields; ++f) warpSums[warp][lane * kFields + f] = 0;
-    coopPass<KB, false, BlockRow>(a, ws, next, rgb, xy, pairs, colour, warpSums[BlockRow ? 0 : warp], cost);
+    coopPass<KB, false>(a, ws, next, rgb, xy, pairs, colour, warpSums[warp], cost);
     __syncthreads();
     for (int i = tid; i < k * kFields; i += kThreads) {
       ull v = 0;
-      if constexpr (BlockRow) {
-        v = warpSums[0][i];
-        warpSums[0][i] = 0;  // the next pass adds after two more block barriers
-      } else {
-        for (int w = 0; w < kCoopWarps; ++w) v += warpSums[w][i];
-      }
+      for (int w = 0; w < kCoopWarps; ++w) v += warpSums[w][i];
       if (v != 0) atomicAdd(sums + i, v);
     }
     grid.sync();      // every block's sums are in buffer it % 3 (the barrier fences them)
@@ -495,17 +480,6 @@ template <int KB>
 constexpr CoopInstance kCoopInstance{coopKernel<KB>, kCoopThreads<KB>};
 constexpr CoopInstance kCoopKernels[] = {kCoopInstance<4>, kCoopInstance<8>, kCoopInstance<16>,
                                          kCoopInstance<32>};
-// Experiment (VP_EXP_KM_ROW=1): the warps add into one block row by shared atomics.
-template <int KB>
-constexpr CoopInstance kRowInstance{coopKernel<KB, true>, kCoopThreads<KB>};
-constexpr CoopInstance kRowKernels[] = {kRowInstance<4>, kRowInstance<8>, kRowInstance<16>, kRowInstance<32>};
-bool expBlockRow() {
-  static const bool on = [] {
-    const char* e = std::getenv("VP_EXP_KM_ROW");
-    return e && e[0] == '1';
-  }();
-  return on;
-}
 constexpr int kCoopInstances = int(sizeof kCoopKernels / sizeof kCoopKernels[0]);
 
 int coopIndex(int k) {
@@ -538,7 +512,7 @@ void kmeansSpatialGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansSta
                       const KmeansParams& params, void* scratch, const SpatialDevice& device,
                       cudaStream_t stream, const KmeansState* warmFrom) {
   const int index = coopIndex(params.k);
-  const CoopInstance& instance = expBlockRow() ? kRowKernels[index] : kCoopKernels[index];
+  const CoopInstance& instance = kCoopKernels[index];
   const int perSm = device.coopBlocksPerSm[size_t(index)];
   if (perSm < 1) throw std::runtime_error("kmeans: the spatial kernel does not fit on this device");
   CoopArgs a;

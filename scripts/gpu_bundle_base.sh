@@ -28,6 +28,6 @@ trap 'rm -rf "$staging"' EXIT
 tar -C "$staging" -xJf "$out/bin.tar.xz"
 rm -rf "$staging/bin/base" && mkdir -p "$staging/bin/base"
 for b in $bins; do cp "$tree/build-server/$([[ $b == vidproc ]] || echo tests/)$b" "$staging/bin/base/"; done
-XZ_OPT=-T0 tar -C "$staging" -cJf "$out/bin.tar.xz" bin
+XZ_OPT='-9 -T1' tar -C "$staging" -cJf "$out/bin.tar.xz" bin  # one block, as gpu_bundle.sh: both builds share most bytes
 echo "added $(git -C "$root" log --oneline -1 "$commit") as base/ to $out/bin.tar.xz"
 du -sh "$out"

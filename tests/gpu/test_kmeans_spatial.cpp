@@ -269,9 +269,8 @@ struct SpatialCase {
 
 // The spatial entry point directly (support/kmeans_cases.h's runGpuWith), on the given
 // scratch (detail::spatialScratchBytes()).
-Result runSpatialEntry(const HostImage& img, const KmeansParams& p, const KmeansState& initial,
-                       void* scratch) {
-  const detail::SpatialDevice device = detail::spatialDevice();
+Result runSpatialEntry(const HostImage& img, const KmeansParams& p, const KmeansState& initial, void* scratch,
+                       const detail::SpatialDevice& device = detail::spatialDevice()) {
   return runGpuWith(img, initial,
                     [&](ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansState* state,
                         cudaStream_t stream, const KmeansState* warm) {
@@ -327,6 +326,31 @@ TEST(KmeansSpatialGpu, ScratchLeftZeroed) {
     VP_CUDA_CHECK(cudaMemcpy(left.data(), scratch.get(), bytes, cudaMemcpyDeviceToHost));
     EXPECT_EQ(std::count(left.begin(), left.end(), 0), std::ptrdiff_t(bytes));
   }
+}
+
+// Grids of one and three blocks (every warp hundreds of steps a pass) with the warps' 32-bit
+// sums flushed every step, every 2 and every 4 steps, and at the overflow bound alone: the
+// mid-pass flushes (global atomics) add up to the twin's sums at every k bucket.
+TEST(KmeansSpatialGpu, SmallGridsAndFlushes) {
+  VP_REQUIRE_GPU();
+  const int w = 1001, h = 333;
+  const HostImage& img = input(w, h, Input::Natural);
+  const size_t bytes = detail::spatialScratchBytes();
+  DeviceBuffer scratch(bytes);
+  VP_CUDA_CHECK(cudaMemset(scratch.get(), 0, bytes));
+  for (int k : {3, 8, 12, 32})
+    for (auto [sms, flushSteps] : {std::pair{1, 1}, {1, 3}, {3, 2}, {1, 0}, {3, 4}}) {
+      SCOPED_TRACE("k " + std::to_string(k) + ", " + std::to_string(sms) + " SMs, flush " +
+                   std::to_string(flushSteps));
+      detail::SpatialDevice device = detail::spatialDevice();
+      device.smCount = sms;
+      device.flushSteps = flushSteps;
+      const KmeansParams p = spatialParams(k, 1.f, KmeansInit::Uniform, 6, 0.f);
+      const Result want = runCpu(img, p, KmeansState{});
+      const Result got = runSpatialEntry(img, p, KmeansState{}, scratch.get(), device);
+      expectSame(got, want, k);
+      expectSamePositions(got, want, k);
+    }
 }
 
 // out == in (the pipeline runs a colour-view K-means in place): every block has read its

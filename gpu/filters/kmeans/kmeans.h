@@ -85,6 +85,7 @@ namespace detail {
 struct SpatialDevice {
   int smCount = 0;
   std::array<int, 4> coopBlocksPerSm{};  // each cooperative instance's resident blocks per SM (0: does not fit)
+  int flushSteps = 0;  // > 0: flush the warps' 32-bit sums at least every this many steps (tests)
 };
 }  // namespace detail
 

@@ -23,10 +23,12 @@
 // proof that a dropped centre never wins or ties), scores only the rest, and scores nothing
 // when one is left; warp 0 recomputes the pair constants with every centre update.
 //
-// Sums: per warp step, one warp reduction (REDUX) per cluster present in the step
-// (neighbouring pixels mostly share one) into the warp's sums in shared memory; the block
-// adds its warps' sums with one 64-bit atomic per nonzero field. Sums are integers, so the
-// result does not depend on the order of the additions.
+// Sums: per warp step, warp reductions (REDUX) per cluster present in the step (neighbouring
+// pixels mostly share one: then two, with the count and x sum in closed form) into lane c's
+// row of 32-bit fields for cluster c in shared memory, flushed into the global sums by 64-bit
+// atomics before a field could overflow (spatialFlushMask: never at video sizes on a full
+// grid); at the pass end the block adds its warps' rows with one 64-bit atomic per nonzero
+// field. Sums are integers, so the result does not depend on the order of the additions.
 #include "gpu/cuda/cuda_check.h"
 #include "gpu/cuda/warp_reduce.cuh"
 #include "gpu/filters/kmeans/kmeans.h"
@@ -76,6 +78,7 @@ struct CoopArgs {
   float margin;          // km::spatialCandidateMargin of the weight
   uint32_t stepsPerRow;  // warp steps of a row: ceil(width / 128)
   uint32_t steps;        // of the frame
+  uint32_t flushMask;    // a warp flushes its 32-bit sums after step i when (i & flushMask) == flushMask
   bool uniformInit;
   bool vecIn;   // 16-byte quad loads allowed (pointer and pitch aligned)
   bool vecOut;  // 16-byte quad stores allowed
@@ -215,16 +218,22 @@ __device__ __forceinline__ uint32_t spatialCandidates(const CoopArgs& a, const u
                                                       uint32_t xs, uint32_t y,
                                                       const km::SpatialCoeffs* pairs) {
   const int lane = threadIdx.x % 32;
-  uint32_t lo = ~0u, hi = 0u;
+  // r and b as two 16-bit lanes (one min.u16x2 / max.u16x2 each), g alone; a missing pixel
+  // repeats the first, and a lane without pixels takes the neutral box (lo 255, hi 0).
+  uint32_t rbLo = px[0] & 0x00FF00FFu, rbHi = rbLo, gLo = __byte_perm(px[0], 0u, 0x4441u), gHi = gLo;
 #pragma unroll
-  for (int p = 0; p < 4; ++p)
-    if (p < n) lo = __vminu4(lo, px[p]), hi = __vmaxu4(hi, px[p]);
-  km::SpatialBox box;
-#pragma unroll
-  for (int c = 0; c < 3; ++c) {
-    box.lo[c] = float(__reduce_min_sync(~0u, (lo >> (8 * c)) & 0xFFu));
-    box.hi[c] = float(__reduce_max_sync(~0u, (hi >> (8 * c)) & 0xFFu));
+  for (int p = 1; p < 4; ++p) {
+    const uint32_t q = p < n ? px[p] : px[0], rb = q & 0x00FF00FFu, g = __byte_perm(q, 0u, 0x4441u);
+    rbLo = __vminu2(rbLo, rb), rbHi = __vmaxu2(rbHi, rb), gLo = min(gLo, g), gHi = max(gHi, g);
   }
+  if (n == 0) rbLo = 0x00FF00FFu, rbHi = 0u, gLo = 0xFFu, gHi = 0u;
+  km::SpatialBox box;
+  box.lo[0] = float(__reduce_min_sync(~0u, rbLo & 0xFFFFu));
+  box.hi[0] = float(__reduce_max_sync(~0u, rbHi & 0xFFFFu));
+  box.lo[1] = float(__reduce_min_sync(~0u, gLo));
+  box.hi[1] = float(__reduce_max_sync(~0u, gHi));
+  box.lo[2] = float(__reduce_min_sync(~0u, rbLo >> 16));
+  box.hi[2] = float(__reduce_max_sync(~0u, rbHi >> 16));
   const uint32_t xl = min(xs + 4 * kStepQuads, uint32_t(a.in.width)) - 1;
   box.fxLo = km::spatialFeature(a.s, int(xs)), box.fxHi = km::spatialFeature(a.s, int(xl));
   box.fy = km::spatialFeature(a.s, int(y));
@@ -236,37 +245,68 @@ __device__ __forceinline__ uint32_t spatialCandidates(const CoopArgs& a, const u
   return cand != all ? cand : 0u;
 }
 
-// Adds the step's pixels to the warp's running sums (shared memory, cluster c's written by
-// lane c only; registers would cost 12 per thread): per cluster present in the step, three
-// warp sums of packed fields (r | g<<16, b | 1<<16: a step's 128 pixels keep each field below
-// 2^16) and the x sum; the row is the same for the whole step.
+// Lane c's row of the warp's sums in shared memory: cluster c's r, g, b, x, y sums and count as
+// 32-bit fields (two padding words: one 16-byte and one 8-byte access), written by lane c only.
+constexpr int kRowWords = 8;
+
+// Adds the step's pixels (row y, first column xs, `stepPixels` of them) to the warp's sums
+// (`rows`: the block's, [warp][cluster][kRowWords]; indexed here, not held, to spare a
+// register). One cluster in the step (the usual case): two warp sums of packed
+// fields (r | g<<16 and b: a step's 128 pixels keep each below 2^16; missing pixels read 0),
+// the step's count and x sum in closed form. Several: per cluster present, three warp sums
+// (r | g<<16, b | 1<<16, x).
+template <class Rows>
 __device__ __forceinline__ void accumulateQuad(const uint32_t (&px)[4], const int (&bi)[4], int n,
-                                               uint32_t x0, uint32_t y, ull* warpSums) {
+                                               uint32_t x0, uint32_t xs, uint32_t y, uint32_t stepPixels,
+                                               Rows& rows) {
   const int lane = threadIdx.x % 32;
+  const auto add = [&rows, lane, y](uint32_t r, uint32_t g, uint32_t b, uint32_t x, uint32_t count) {
+    uint32_t* const row = rows[threadIdx.x / 32][lane];
+    uint4 v = *reinterpret_cast<uint4*>(row);
+    uint2 w = *reinterpret_cast<uint2*>(row + 4);
+    v.x += r, v.y += g, v.z += b, v.w += x, w.x += y * count, w.y += count;
+    *reinterpret_cast<uint4*>(row) = v;
+    *reinterpret_cast<uint2*>(row + 4) = w;
+  };
   uint32_t mine = 0;
 #pragma unroll
   for (int p = 0; p < 4; ++p)
     if (p < n) mine |= 1u << bi[p];
   uint32_t present = warpOr(mine);
-  const bool one = (present & (present - 1)) == 0;  // warp-uniform: the usual case
+  if ((present & (present - 1)) == 0) {  // warp-uniform
+    uint32_t rg = 0, b = 0;
+#pragma unroll
+    for (int p = 0; p < 4; ++p) rg += __byte_perm(px[p], 0u, 0x4140u), b += __byte_perm(px[p], 0u, 0x4442u);
+    rg = warpSum(rg), b = warpSum(b);
+    if (lane == __ffs(present) - 1)
+      add(rg & 0xFFFFu, rg >> 16, b, stepPixels * xs + stepPixels * (stepPixels - 1) / 2, stepPixels);
+    return;
+  }
   while (present != 0) {
     const int c = __ffs(present) - 1;
     present &= present - 1;
-    uint32_t rg = 0, bn = 0, xs = 0;
+    uint32_t rg = 0, bn = 0, xsum = 0;
 #pragma unroll
     for (int p = 0; p < 4; ++p)
-      if (p < n && (one || bi[p] == c)) {
+      if (p < n && bi[p] == c) {
         rg += __byte_perm(px[p], 0u, 0x4140u);
         bn += __byte_perm(px[p], 1u, 0x5452u);
-        xs += x0 + p;
+        xsum += x0 + p;
       }
-    rg = warpSum(rg), bn = warpSum(bn), xs = warpSum(xs);
-    if (lane == c) {
-      const uint32_t count = bn >> 16;
-      ull* const acc = warpSums + c * kFields;
-      acc[0] += rg & 0xFFFFu, acc[1] += rg >> 16, acc[2] += bn & 0xFFFFu;
-      acc[3] += xs, acc[4] += ull(y) * count, acc[5] += count;
-    }
+    rg = warpSum(rg), bn = warpSum(bn), xsum = warpSum(xsum);
+    if (lane == c) add(rg & 0xFFFFu, rg >> 16, bn & 0xFFFFu, xsum, bn >> 16);
+  }
+}
+
+// Lane c's row into the iteration's global sums (64-bit atomics), then zeroed: before 32-bit
+// fields could overflow (spatialFlushMask), which a frame reaches only with thousands of
+// steps a warp. Lane c alone touches its row, so no warp barrier.
+__device__ __forceinline__ void flushRow(uint32_t* row, ull* sums, int k) {
+  const int lane = threadIdx.x % 32;
+  if (lane >= k) return;
+  for (int f = 0; f < kFields; ++f) {
+    if (row[f] != 0) atomicAdd(sums + lane * kFields + f, ull(row[f]));
+    row[f] = 0;
   }
 }
 
@@ -304,10 +344,10 @@ __device__ __forceinline__ uint32_t writeQuad(const CoopArgs& a, const uint32_t 
 
 // One pass over the warp's steps. `next` holds the first step's quad on entry and, unless
 // Final, again on return (loaded during the last step): a pass starts computing at once.
-template <int KB, bool Final>
+template <int KB, bool Final, class Rows>
 __device__ __forceinline__ void coopPass(const CoopArgs& a, const WarpSteps& ws, uint32_t (&next)[4],
                                          const float4* rgb, const float2* xy, const km::SpatialCoeffs* pairs,
-                                         const uint32_t* colour, ull* warpSums, ull& cost) {
+                                         const uint32_t* colour, Rows* rows, ull* const* sums, ull& cost) {
   const uint32_t lane = threadIdx.x % 32;
   uint32_t y = ws.y0, sx = ws.sx0;
   for (uint32_t i = 0; i < ws.count; ++i) {
@@ -331,10 +371,13 @@ __device__ __forceinline__ void coopPass(const CoopArgs& a, const WarpSteps& ws,
       bi[0] = bi[1] = bi[2] = bi[3] = __ffs(cand) - 1;
     else
       nearestCandidates(px, x0, cy, a.s, rgb, xy, cand, bi);
-    if (Final)
+    if constexpr (Final) {
       cost += writeQuad(a, px, bi, n, x0, cy, colour);
-    else
-      accumulateQuad(px, bi, n, x0, cy, warpSums);
+    } else {
+      const uint32_t xs = x0 - lane * 4;
+      accumulateQuad(px, bi, n, x0, xs, cy, min(4u * kStepQuads, uint32_t(a.in.width) - xs), *rows);
+      if ((i & a.flushMask) == a.flushMask) flushRow((*rows)[threadIdx.x / 32][lane % KB], *sums, a.k);
+    }
   }
 }
 
@@ -346,8 +389,9 @@ __global__ void __launch_bounds__(kCoopThreads<KB>, 1024 / kCoopThreads<KB>) coo
   __shared__ float2 xy[KB];
   __shared__ uint32_t colour[KB];                                 // output colours, alpha 0
   __shared__ km::SpatialCoeffs pairs[kPrunes<KB> ? KB * KB : 1];  // spatialPairs
-  __shared__ ull warpSums[kCoopWarps][KB * kFields];
+  __shared__ __align__(16) uint32_t warpSums[kCoopWarps][KB][kRowWords];  // accumulateQuad's rows
   __shared__ ull warpCost[kCoopWarps];
+  __shared__ ull* iterationSums;  // buffer it % 3 of the scratch (flushRow), set before iteration it
   __shared__ float shiftShared;
   __shared__ bool lastBlock;
   cg::grid_group grid = cg::this_grid();
@@ -378,6 +422,7 @@ __global__ void __launch_bounds__(kCoopThreads<KB>, 1024 / kCoopThreads<KB>) coo
   const WarpSteps ws(a, kCoopWarps);
   uint32_t next[4] = {0u, 0u, 0u, 0u};
   if (ws.count != 0) loadQuad(a, ws.y0, (ws.sx0 * kStepQuads + lane) * 4, next);
+  if (tid == 0) iterationSums = &scratch->sums[0][0][0];
   __syncthreads();
 
   float shift2 = INFINITY;
@@ -385,13 +430,15 @@ __global__ void __launch_bounds__(kCoopThreads<KB>, 1024 / kCoopThreads<KB>) coo
   ull cost = 0;
   while (it < a.maxIterations) {
     ull* const sums = &scratch->sums[it % 3][0][0];
-    if (lane < k)  // lane c: cluster c over the warp's steps
-      for (int f = 0; f < kFields; ++f) warpSums[warp][lane * kFields + f] = 0;
-    coopPass<KB, false>(a, ws, next, rgb, xy, pairs, colour, warpSums[warp], cost);
+    if (lane < k) {  // lane c: cluster c over the warp's steps
+      uint32_t* const row = warpSums[warp][lane];
+      *reinterpret_cast<uint4*>(row) = uint4{}, *reinterpret_cast<uint2*>(row + 4) = uint2{};
+    }
+    coopPass<KB, false>(a, ws, next, rgb, xy, pairs, colour, &warpSums, &iterationSums, cost);
     __syncthreads();
     for (int i = tid; i < k * kFields; i += kThreads) {
       ull v = 0;
-      for (int w = 0; w < kCoopWarps; ++w) v += warpSums[w][i];
+      for (int w = 0; w < kCoopWarps; ++w) v += warpSums[w][i / kFields][i % kFields];
       if (v != 0) atomicAdd(sums + i, v);
     }
     grid.sync();      // every block's sums are in buffer it % 3 (the barrier fences them)
@@ -414,7 +461,7 @@ __global__ void __launch_bounds__(kCoopThreads<KB>, 1024 / kCoopThreads<KB>) coo
 #pragma unroll
       for (int off = 16; off > 0; off >>= 1)
         d2 = fmaxf(d2, __shfl_xor_sync(~0u, d2, off));  // exact, any order
-      if (lane == 0) shiftShared = d2;
+      if (lane == 0) shiftShared = d2, iterationSums = &scratch->sums[(it + 1) % 3][0][0];
     } else if (blockIdx.x == 0) {
       // Buffer (it + 2) % 3 = (it - 1) % 3: every block read it before arriving at the barrier
       // just passed; iteration it + 2 adds to it after the next one, which publishes the zeros.
@@ -435,7 +482,7 @@ __global__ void __launch_bounds__(kCoopThreads<KB>, 1024 / kCoopThreads<KB>) coo
     colour[tid] = uint32_t(c.x) | uint32_t(c.y) << 8 | uint32_t(c.z) << 16;
   }
   __syncthreads();
-  coopPass<KB, true>(a, ws, next, rgb, xy, pairs, colour, nullptr, cost);
+  coopPass<KB, true>(a, ws, next, rgb, xy, pairs, colour, &warpSums, nullptr, cost);
 #pragma unroll
   for (int off = 16; off > 0; off >>= 1) cost += __shfl_xor_sync(~0u, cost, off);
   if (lane == 0) warpCost[warp] = cost;
@@ -481,6 +528,18 @@ constexpr CoopInstance kCoopInstance{coopKernel<KB>, kCoopThreads<KB>};
 constexpr CoopInstance kCoopKernels[] = {kCoopInstance<4>, kCoopInstance<8>, kCoopInstance<16>,
                                          kCoopInstance<32>};
 constexpr int kCoopInstances = int(sizeof kCoopKernels / sizeof kCoopKernels[0]);
+
+// CoopArgs::flushMask: a power of two of steps a warp may add into its 32-bit sums between
+// flushes, less one. Every field of a step is at most 128 pixels times max(255, width,
+// height) (a colour, a column, a row, or 1 per pixel); `cap` > 0 lowers it (tests).
+uint32_t spatialFlushMask(int width, int height, int cap) {
+  const uint64_t perStep = uint64_t(4 * kStepQuads) * uint64_t(std::max({255, width, height}));
+  uint64_t steps = std::max<uint64_t>(1, 0xFFFFFFFFull / perStep);
+  if (cap > 0) steps = std::min<uint64_t>(steps, uint64_t(cap));
+  uint32_t pow2 = 1;
+  while (uint64_t(pow2) * 2 <= steps) pow2 *= 2;
+  return pow2 - 1;
+}
 
 int coopIndex(int k) {
   const int bucket = km::clusterBucket(k);
@@ -529,6 +588,7 @@ void kmeansSpatialGpu(ConstRgbaView in, RgbaView out, uint8_t* labels, KmeansSta
   a.margin = km::spatialCandidateMargin(params.spatial);
   a.stepsPerRow = uint32_t((in.width + 4 * kStepQuads - 1) / (4 * kStepQuads));
   a.steps = a.stepsPerRow * uint32_t(in.height);
+  a.flushMask = spatialFlushMask(in.width, in.height, device.flushSteps);
   a.uniformInit = params.init == KmeansInit::Uniform;
   a.vecIn = reinterpret_cast<uintptr_t>(in.data) % 16 == 0 && in.pitch % 16 == 0;
   a.vecOut = reinterpret_cast<uintptr_t>(out.data) % 16 == 0 && out.pitch % 16 == 0;

@@ -328,12 +328,12 @@ TEST(KmeansSpatialGpu, ScratchLeftZeroed) {
   }
 }
 
-// Grids of one and three blocks (every warp hundreds of steps a pass) with the warps' 32-bit
+// Grids of one and three blocks (every warp 7 to 20 steps a pass) with the warps' 32-bit
 // sums flushed every step, every 2 and every 4 steps, and at the overflow bound alone: the
 // mid-pass flushes (global atomics) add up to the twin's sums at every k bucket.
 TEST(KmeansSpatialGpu, SmallGridsAndFlushes) {
   VP_REQUIRE_GPU();
-  const int w = 1001, h = 333;
+  const int w = 401, h = 157;  // 628 steps: small enough for the sanitizers
   const HostImage& img = input(w, h, Input::Natural);
   const size_t bytes = detail::spatialScratchBytes();
   DeviceBuffer scratch(bytes);

@@ -11,8 +11,8 @@ namespace {
 
 template <int R>
 __global__ void __launch_bounds__(kStripThreads)
-    stripKernel(ConstRgbaView in, RgbaView out, BorderMode border, const StripTaps<R> rowTaps,
-                const StripTaps<R> columnTaps) {
+    stripKernel(ConstRgbaView in, RgbaView out, BorderMode border, const __grid_constant__ GaussTaps rowTaps,
+                const __grid_constant__ GaussTaps columnTaps) {
   waitForPriorGrid();  // programmatic dependent launch (launch.cuh): before any memory access
   releaseNextGrid();
   const GaussStripLane<R> l(int(blockIdx.x), int(blockIdx.y), int(threadIdx.x));
@@ -47,8 +47,8 @@ constexpr int kWideAhead = 4;
 
 template <int R>
 __global__ void __launch_bounds__(kStripThreads, 3)
-    wideStripKernel(ConstRgbaView in, RgbaView out, BorderMode border, const StripTaps<R> rowTaps,
-                    const StripTaps<R> columnTaps) {
+    wideStripKernel(ConstRgbaView in, RgbaView out, BorderMode border,
+                    const __grid_constant__ GaussTaps rowTaps, const __grid_constant__ GaussTaps columnTaps) {
   static_assert(R <= 3, "R = 4 would need w[0] and w[9], which are not gathered");
   waitForPriorGrid();  // programmatic dependent launch (launch.cuh): before any memory access
   releaseNextGrid();
@@ -93,12 +93,12 @@ void launchR(ConstRgbaView in, RgbaView out, BorderMode border, const GaussTaps&
              const GaussTaps& columnTaps, bool pdl, cudaStream_t stream) {
   if constexpr (R >= kMinWideStripGaussRadius) {
     const dim3 grid(GaussWideLane::blocksAcross(in.width), stripBlocksDown(in.height, kGaussWideStripRows));
-    launchKernel(wideStripKernel<R>, grid, dim3(kStripThreads), 0, stream, pdl, in, out, border,
-                 stripTaps<R>(rowTaps), stripTaps<R>(columnTaps));
+    launchKernel(wideStripKernel<R>, grid, dim3(kStripThreads), 0, stream, pdl, in, out, border, rowTaps,
+                 columnTaps);
   } else {
     const dim3 grid(stripBlocksAcross<R>(in.width), stripBlocksDown(in.height, kGaussStripRows));
-    launchKernel(stripKernel<R>, grid, dim3(kStripThreads), 0, stream, pdl, in, out, border,
-                 stripTaps<R>(rowTaps), stripTaps<R>(columnTaps));
+    launchKernel(stripKernel<R>, grid, dim3(kStripThreads), 0, stream, pdl, in, out, border, rowTaps,
+                 columnTaps);
   }
 }
 

@@ -39,19 +39,6 @@ using GaussStripLane = StripLane<R, kGaussStripRows>;
 template <int R>
 constexpr int kGaussStripSamples = kGaussStripRows + 2 * R;  // sample rows per lane
 
-// The taps q[0..R] a strip kernel takes by value (GaussTaps holds kGaussTapCapacity): R + 1
-// words in the kernel's parameter bank, which its multiply-adds read in place.
-template <int R>
-struct StripTaps {
-  uint32_t q[R + 1];
-};
-template <int R>
-inline StripTaps<R> stripTaps(const GaussTaps& t) {
-  StripTaps<R> s{};
-  for (int i = 0; i <= R; ++i) s.q[i] = t.q[i];
-  return s;
-}
-
 // One sample row's H at the lane's column: H_R | H_G << 16 and H_B (each <= 32640).
 struct RowSums {
   uint32_t rg, b;
@@ -60,8 +47,8 @@ struct RowSums {
 // Stage 2: H from the row's samples p[R + i] at column offsets i = -R..R. The rounding offset
 // 2^16 rides in each accumulator from the start (rb - (b << 16) keeps it once: b's copy
 // cancels against the 2^32 it carries), so each H is its accumulator >> 17.
-template <int R, class Taps>
-__host__ __device__ inline RowSums stripRowSums(const uint32_t (&p)[2 * R + 1], const Taps& q) {
+template <int R>
+__host__ __device__ inline RowSums stripRowSums(const uint32_t (&p)[2 * R + 1], const GaussTaps& q) {
   const auto green = [](uint32_t px) { return bytePerm(px, 0u, 0x4441u); };
   const uint32_t rb0 = p[R] & 0x00FF00FFu;
   uint32_t rb = q.q[0] * rb0 + kGaussRowRounding, b = q.q[0] * (rb0 >> 16) + kGaussRowRounding,
@@ -80,8 +67,9 @@ __host__ __device__ inline RowSums stripRowSums(const uint32_t (&p)[2 * R + 1], 
 // (h[c + j], j = -R..R) and the centre pixel (its alpha). The rounding offset 2^23 rides in
 // each accumulator from the start, as in stripRowSums, so each channel is its accumulator's
 // top byte, gathered with the centre's alpha by three byte permutes.
-template <int R, int N, class Taps>
-__host__ __device__ inline uint32_t stripOutput(const RowSums (&h)[N], int c, uint32_t centre, const Taps& q) {
+template <int R, int N>
+__host__ __device__ inline uint32_t stripOutput(const RowSums (&h)[N], int c, uint32_t centre,
+                                                const GaussTaps& q) {
   uint32_t rg = q.q[0] * h[c].rg + kGaussColumnRounding, g = q.q[0] * (h[c].rg >> 16) + kGaussColumnRounding,
            b = q.q[0] * h[c].b + kGaussColumnRounding;
   VP_UNROLL

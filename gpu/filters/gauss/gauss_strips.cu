@@ -6,9 +6,6 @@
 #include "gpu/filters/common/radius_dispatch.h"
 #include "gpu/filters/gauss/gauss_strips.h"
 
-#include <cstdint>
-#include <cstdlib>
-
 namespace vp::gauss {
 namespace {
 
@@ -91,104 +88,9 @@ __global__ void __launch_bounds__(kStripThreads, 3)
   }
 }
 
-// Row lanes (experiment): lane l of a warp owns image row y0 - R + l, lanes R .. 31 - R the
-// output rows, and the warp walks 4 * Chunks columns from x0, four a step. A row's H comes
-// from the lane's own samples (no shuffle, no halo columns recomputed), an output from the
-// H of lanes l - R .. l + R (shuffled).
-constexpr int kRowLaneWarps = 4;
-
-template <int R, int Chunks>
-__global__ void __launch_bounds__(kRowLaneWarps * 32)
-    rowLaneKernel(ConstRgbaView in, RgbaView out, BorderMode border,
-                  const __grid_constant__ GaussTaps rowTaps, const __grid_constant__ GaussTaps columnTaps) {
-  waitForPriorGrid();  // programmatic dependent launch (launch.cuh): before any memory access
-  releaseNextGrid();
-  const int lane = int(threadIdx.x) % 32;
-  const int x0 = (int(blockIdx.x) * kRowLaneWarps + int(threadIdx.x) / 32) * (4 * Chunks);
-  if (x0 >= in.width) return;  // the whole warp
-  const int y = int(blockIdx.y) * (32 - 2 * R) - R + lane;
-  const int ye = extendIndex(y, in.height, border);  // < 0: a zero row
-  const uint32_t* row = ye >= 0 ? reinterpret_cast<const uint32_t*>(in.row(ye)) : nullptr;
-  const bool vec =
-      ((reinterpret_cast<uintptr_t>(in.data) | in.pitch | reinterpret_cast<uintptr_t>(out.data) | out.pitch) &
-       15u) == 0;
-  const auto load = [&](int x, uint32_t(&w)[4]) {
-    if (vec && x >= 0 && x + 3 < in.width) {  // warp-uniform
-      if (row) {
-        const uint4 v = __ldg(reinterpret_cast<const uint4*>(row + x));
-        w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
-      } else {
-        w[0] = w[1] = w[2] = w[3] = 0;
-      }
-    } else {
-#pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const int xe = extendIndex(x + i, in.width, border);
-        w[i] = row && xe >= 0 ? __ldg(row + xe) : 0u;
-      }
-    }
-  };
-  uint32_t a[4], b[4], c[4], n[4];
-  load(x0 - 4, a);
-  load(x0, b);
-  load(x0 + 4, c);
-  const bool owner = lane >= R && lane < 32 - R && y < in.height;
-  uint32_t* orow = owner ? reinterpret_cast<uint32_t*>(out.row(y)) : nullptr;
-#pragma unroll
-  for (int k = 0; k < Chunks; ++k) {
-    const int x = x0 + 4 * k;
-    if (x >= in.width) break;  // the whole warp
-    if (k + 2 <= Chunks) load(x + 8, n);
-    uint32_t w[12];
-#pragma unroll
-    for (int i = 0; i < 4; ++i) w[i] = a[i], w[4 + i] = b[i], w[8 + i] = c[i];
-    uint32_t o[4];
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      uint32_t p[2 * R + 1];
-#pragma unroll
-      for (int j = 0; j <= 2 * R; ++j) p[j] = w[4 + i - R + j];
-      RowSums h[2 * R + 1];
-      h[R] = stripRowSums<R>(p, rowTaps);
-#pragma unroll
-      for (int d = 1; d <= R; ++d) {
-        h[R - d] = {__shfl_up_sync(kFullWarp, h[R].rg, d), __shfl_up_sync(kFullWarp, h[R].b, d)};
-        h[R + d] = {__shfl_down_sync(kFullWarp, h[R].rg, d), __shfl_down_sync(kFullWarp, h[R].b, d)};
-      }
-      o[i] = stripOutput<R>(h, R, b[i], columnTaps);
-    }
-    if (orow) {
-      if (vec && x + 3 < in.width) {
-        *reinterpret_cast<uint4*>(orow + x) = make_uint4(o[0], o[1], o[2], o[3]);
-      } else {
-#pragma unroll
-        for (int i = 0; i < 4; ++i)
-          if (x + i < in.width) orow[x + i] = o[i];
-      }
-    }
-#pragma unroll
-    for (int i = 0; i < 4; ++i) a[i] = b[i], b[i] = c[i], c[i] = n[i];
-  }
-}
-
-template <int R, int Chunks>
-void launchRowLanes(ConstRgbaView in, RgbaView out, BorderMode border, const GaussTaps& rowTaps,
-                    const GaussTaps& columnTaps, bool pdl, cudaStream_t stream) {
-  constexpr int cols = kRowLaneWarps * 4 * Chunks;
-  const dim3 grid((in.width + cols - 1) / cols, (in.height + 31 - 2 * R) / (32 - 2 * R));
-  launchKernel(rowLaneKernel<R, Chunks>, grid, dim3(kRowLaneWarps * 32), 0, stream, pdl, in, out, border,
-               rowTaps, columnTaps);
-}
-
 template <int R>
 void launchR(ConstRgbaView in, RgbaView out, BorderMode border, const GaussTaps& rowTaps,
              const GaussTaps& columnTaps, bool pdl, cudaStream_t stream) {
-  if (const char* e = std::getenv("VP_EXP_GAUSS_LANES")) {
-    const int cols = std::atoi(e);
-    if (cols == 16) return launchRowLanes<R, 4>(in, out, border, rowTaps, columnTaps, pdl, stream);
-    if (cols == 32) return launchRowLanes<R, 8>(in, out, border, rowTaps, columnTaps, pdl, stream);
-    if (cols == 64) return launchRowLanes<R, 16>(in, out, border, rowTaps, columnTaps, pdl, stream);
-  }
   if constexpr (R >= kMinWideStripGaussRadius) {
     const dim3 grid(GaussWideLane::blocksAcross(in.width), stripBlocksDown(in.height, kGaussWideStripRows));
     launchKernel(wideStripKernel<R>, grid, dim3(kStripThreads), 0, stream, pdl, in, out, border, rowTaps,

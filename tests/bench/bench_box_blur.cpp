@@ -6,6 +6,7 @@
 #include "support/cuda_bench.h"
 #include "support/images.h"
 
+#include <array>
 #include <string>
 
 namespace vp::test {
@@ -46,13 +47,16 @@ BENCHMARK(BM_BoxBlurGpu)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 
-// One pass forced (detail::boxBlurGpuWithPass), the strip pass against the fused one at the
-// radii both take. Args: w, h, radius, pass (0 strips, 1 fused).
+// One pass forced (detail::boxBlurGpuWithPass): the strip pass against the fused one at the
+// radii both take, the fused pass against the sliding two-pass form on short frames, and the
+// fused pass at r 50. Args: w, h, radius, pass (0 strips, 1 fused,
+// 2 slide).
 void BM_BoxBlurGpuPass(benchmark::State& state) {
   if (skipWithoutGpu(state)) return;
   const int w = int(state.range(0)), h = int(state.range(1));
   const BlurParams p{int(state.range(2)), 1, BorderMode::Replicate};
-  const BlurPass pass = state.range(3) == 0 ? BlurPass::Strips : BlurPass::Fused;
+  const BlurPass pass =
+      std::array{BlurPass::Strips, BlurPass::Fused, BlurPass::Slide}[size_t(state.range(3))];
   const DeviceImage in = upload(makeNatural(w, h, 1));
   DeviceImage out(w, h);
   BoxBlurWorkspace ws(w, h);
@@ -60,12 +64,15 @@ void BM_BoxBlurGpuPass(benchmark::State& state) {
   timeCudaLoop(state, stream,
                [&](cudaStream_t s) { detail::boxBlurGpuWithPass(in.view(), out.view(), p, pass, ws, s); });
   setImageBytes(state, w, h);
-  state.SetLabel(std::string(pass == BlurPass::Strips ? "strips" : "fused") + timingTag());
+  state.SetLabel(std::string(std::array{"strips", "fused", "slide"}[size_t(state.range(3))]) + timingTag());
 }
 BENCHMARK(BM_BoxBlurGpuPass)
     ->ArgNames({"w", "h", "r", "pass"})
     ->ArgsProduct({{1920}, {1080}, {1, 2, 3, 4, 5}, {0, 1}})
     ->ArgsProduct({{3840}, {2160}, {1, 2, 3, 4, 5}, {0, 1}})
+    ->ArgsProduct({{1920}, {1080}, {6, 10, 15}, {1, 2}})
+    ->ArgsProduct({{1920}, {1080}, {50}, {1}})
+    ->ArgsProduct({{3840}, {2160}, {15, 50}, {1}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

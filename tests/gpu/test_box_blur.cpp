@@ -159,6 +159,24 @@ TEST(BoxBlurMath, DividerIsExactRoundHalfUp) {
   }
 }
 
+TEST(BoxBlurMath, HighDividerIsExactRoundHalfUp) {
+  // The kernels' form (the quotient from the high word): the same sums as above for every
+  // radius >= 1, and every sum where the shift was raised (areas up to 64: r <= 3).
+  for (int r = 1; r <= kMaxBlurRadius; ++r) {
+    const uint32_t area = uint32_t(2 * r + 1) * uint32_t(2 * r + 1);
+    const blur::Divider dv = blur::makeHighDivider(area);
+    ASSERT_GE(dv.shift, 32u) << "r=" << r;
+    auto expectExact = [&](uint32_t s) {
+      ASSERT_EQ(blur::roundDivHigh(s, dv), (s + area / 2) / area) << "r=" << r << " s=" << s;
+    };
+    for (uint32_t q = 0; q <= 255; ++q)
+      for (uint32_t s : {q * area, q * area + area / 2 - 1, q * area + area / 2, q * area + area - 1})
+        if (s <= 255 * area) expectExact(s);
+    const uint32_t stride = area <= 64 ? 1 : 977;
+    for (uint32_t s = 0; s <= 255 * area; s += stride) expectExact(s);
+  }
+}
+
 // Both backends reject the same arguments; `blur` runs one backend on views of `a`/`b`.
 template <class Blur>
 void expectArgumentChecks(RgbaView a, RgbaView b, Blur&& blur) {
@@ -406,7 +424,9 @@ TEST(BoxBlurPolicy, ShippedConfigurations) {
   EXPECT_EQ(name(uhd, 5), "strips");
   EXPECT_EQ(name(uhd, 6), "fused");
   EXPECT_EQ(name(uhd, 15), "fused");
-  EXPECT_EQ(name(hd, 15), "slide");
+  EXPECT_EQ(name(hd, 6), "fused");
+  EXPECT_EQ(name(hd, 15), "fused");
+  EXPECT_EQ(name(hd, 16), "columns");
   EXPECT_EQ(name(hd, 50), "columns");
   EXPECT_EQ(name(uhd, 50), "fused");
   EXPECT_EQ(name(uhd, 100), "slide-wide");

@@ -2,11 +2,12 @@
 // window sums slid down the rows in registers, the horizontal prefix per row in shared
 // memory; no sums buffer and one launch per pass.
 #include "gpu/cuda/launch.cuh"
-#include "gpu/cuda/warp_reduce.cuh"  // warpSum
+#include "gpu/cuda/warp_reduce.cuh"  // warpSum, scanUpStep
 #include "gpu/filters/blur/blur_passes.h"
 #include "gpu/filters/blur/box_blur_math.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace vp::blur {
 namespace {
@@ -28,31 +29,44 @@ struct FusedShared {
   alignas(4) unsigned char alpha[kFusedSpan];
 };
 
-// A thread's kFusedItems span columns: image columns c0 .. c0+3 when `contiguous` (one
-// address, immediate offsets), else each through the horizontal border fold, col < 0 a
-// zero sample (Zero mode outside the image, or past the block's span).
+// A thread's kFusedItems span columns c0 .. c0+3 (c0 a multiple of 4: the span starts on one):
+// one 16-byte load where all four lie in the image and its rows are 16-byte aligned
+// (`vector`), four where they lie in the image (`contiguous`), else each through the
+// horizontal border fold, col < 0 a zero sample (Zero mode outside the image, or past the
+// block's span).
 struct FusedColumns {
   int c0;
-  bool contiguous;
+  bool contiguous, vector;
   int col[kFusedItems];
-  // `left`: span columns from c0 to the end of the block's span.
-  __device__ FusedColumns(int first, int left, int w, BorderMode border) : c0(first) {
+  // `left`: span columns from c0 to the end of the block's span; `aligned`: the view's
+  // address and pitch are multiples of 16 bytes.
+  __device__ FusedColumns(int first, int left, int w, BorderMode border, bool aligned) : c0(first) {
     contiguous = left >= kFusedItems && first >= 0 && first + kFusedItems <= w;
+    vector = contiguous && aligned;
 #pragma unroll
     for (int k = 0; k < kFusedItems; ++k) col[k] = k < left ? extendIndex(first + k, w, border) : -1;
   }
-  // The row's samples at these columns; row == nullptr: a zero row.
+  // An image row's samples at these columns.
   __device__ __forceinline__ void load(const char* row, uint32_t (&v)[kFusedItems]) const {
     const uint32_t* p = reinterpret_cast<const uint32_t*>(row);
-    if (!row) {
-#pragma unroll
-      for (int k = 0; k < kFusedItems; ++k) v[k] = 0;
+    if (vector) {
+      const uint4 q = __ldg(reinterpret_cast<const uint4*>(p + c0));
+      v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
     } else if (contiguous) {
 #pragma unroll
       for (int k = 0; k < kFusedItems; ++k) v[k] = __ldg(p + c0 + k);
     } else {
 #pragma unroll
       for (int k = 0; k < kFusedItems; ++k) v[k] = col[k] >= 0 ? __ldg(p + col[k]) : 0u;
+    }
+  }
+  // The same for a row through the vertical fold; row == nullptr: a zero row.
+  __device__ __forceinline__ void loadFolded(const char* row, uint32_t (&v)[kFusedItems]) const {
+    if (row) {
+      load(row, v);
+    } else {
+#pragma unroll
+      for (int k = 0; k < kFusedItems; ++k) v[k] = 0;
     }
   }
 };
@@ -67,15 +81,41 @@ __device__ __forceinline__ const char* foldedRow(ConstRgbaView in, int y, Border
 }
 
 // Vertical window sums (R|B, G|A lanes) of the thread's columns over rows [top, top+count):
-// kFusedBatch rows of loads issued together, each row through the fold.
+// kFusedBatch rows of loads issued together; where every row lies in the image (a
+// block-uniform test) without the fold, each batch's lanes summed in one chain of
+// three-input adds.
 __device__ __forceinline__ void fusedFirstWindow(ConstRgbaView in, const FusedColumns& cols, int top,
                                                  int count, BorderMode border, uint32_t (&rb)[kFusedItems],
                                                  uint32_t (&ga)[kFusedItems]) {
+  if (top >= 0 && top + count <= in.height) {
+    const char* row = imageRow(in, top);
+    int i = 0;
+    for (; i + kFusedBatch <= count; i += kFusedBatch, row += kFusedBatch * in.pitch) {
+      uint32_t p[kFusedBatch][kFusedItems];
+#pragma unroll
+      for (int j = 0; j < kFusedBatch; ++j) cols.load(row + j * in.pitch, p[j]);
+#pragma unroll
+      for (int k = 0; k < kFusedItems; ++k) {
+        static_assert(kFusedBatch == 4, "the batch's sum below takes four rows");
+        rb[k] +=
+            blur::lanesRb(p[0][k]) + blur::lanesRb(p[1][k]) + blur::lanesRb(p[2][k]) + blur::lanesRb(p[3][k]);
+        ga[k] +=
+            blur::lanesGa(p[0][k]) + blur::lanesGa(p[1][k]) + blur::lanesGa(p[2][k]) + blur::lanesGa(p[3][k]);
+      }
+    }
+    for (; i < count; ++i, row += in.pitch) {
+      uint32_t p[kFusedItems];
+      cols.load(row, p);
+#pragma unroll
+      for (int k = 0; k < kFusedItems; ++k) rb[k] += blur::lanesRb(p[k]), ga[k] += blur::lanesGa(p[k]);
+    }
+    return;
+  }
   for (int i = 0; i < count; i += kFusedBatch) {
     uint32_t p[kFusedBatch][kFusedItems];
 #pragma unroll
     for (int j = 0; j < kFusedBatch; ++j)
-      cols.load(i + j < count ? foldedRow(in, top + i + j, border) : nullptr, p[j]);
+      cols.loadFolded(i + j < count ? foldedRow(in, top + i + j, border) : nullptr, p[j]);
 #pragma unroll
     for (int j = 0; j < kFusedBatch; ++j)
 #pragma unroll
@@ -103,10 +143,7 @@ __device__ __forceinline__ void fusedScanRow(FusedShared& sh, const uint32_t (&r
   for (int ch = 0; ch < 3; ++ch) {
     inc[ch] = run[ch][kFusedItems - 1];
 #pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-      const uint32_t t = __shfl_up_sync(0xffffffffu, inc[ch], d);
-      if (lane >= d) inc[ch] += t;
-    }
+    for (int d = 1; d < 32; d <<= 1) inc[ch] = scanUpStep(inc[ch], d);
   }
   if (lane == 31) sh.warpTotal[warp] = make_uint4(inc[0], inc[1], inc[2], 0);
   __syncthreads();
@@ -125,33 +162,37 @@ __device__ __forceinline__ void fusedScanRow(FusedShared& sh, const uint32_t (&r
   __syncthreads();
 }
 
-// Output row: pixel x of the tile = span columns [x, x + 2r], one prefix difference per
-// channel, the rounding division, alpha of the centre (span column x + r).
+// Output row: pixel x of the tile = span columns [x + off, x + off + 2r] (off: the tile's
+// first window column past the span's aligned start), one prefix difference per channel, the
+// rounding division (div from makeHighDivider), alpha of the centre (span column x + off + r).
 __device__ __forceinline__ void fusedOutputRow(const FusedShared& sh, uchar4* dst, int tileW, int radius,
-                                               const blur::Divider& div) {
-  const int window = 2 * radius + 1;
+                                               int off, const blur::Divider& div) {
+  const int window = 2 * radius + 1, k = threadIdx.x + off + 3;
 #pragma unroll
   for (int i = 0; i < kFusedItems; ++i) {
     const int x = threadIdx.x + i * kFusedThreads;
     if (x < tileW) {
-      const uint32_t s0 = sh.prefix[0][x + window + 3] - sh.prefix[0][x + 3];
-      const uint32_t s1 = sh.prefix[1][x + window + 3] - sh.prefix[1][x + 3];
-      const uint32_t s2 = sh.prefix[2][x + window + 3] - sh.prefix[2][x + 3];
-      dst[x] = make_uchar4(static_cast<unsigned char>(blur::roundDiv(s0, div)),
-                           static_cast<unsigned char>(blur::roundDiv(s1, div)),
-                           static_cast<unsigned char>(blur::roundDiv(s2, div)), sh.alpha[x + radius]);
+      const int a = k + i * kFusedThreads;
+      const uint32_t s0 = sh.prefix[0][a + window] - sh.prefix[0][a];
+      const uint32_t s1 = sh.prefix[1][a + window] - sh.prefix[1][a];
+      const uint32_t s2 = sh.prefix[2][a + window] - sh.prefix[2][a];
+      dst[x] = make_uchar4(static_cast<unsigned char>(blur::roundDivHigh(s0, div)),
+                           static_cast<unsigned char>(blur::roundDivHigh(s1, div)),
+                           static_cast<unsigned char>(blur::roundDivHigh(s2, div)), sh.alpha[a - 3 + radius]);
     }
   }
 }
 
 // Fused pass (both axes, one kernel): a block owns `tile` output columns from x0 and
-// `segLen` output rows; its span is the tile plus r halo columns each side (<= 1024),
-// kFusedItems columns per thread. Each thread slides the vertical window sums of its
-// columns down the rows as columnSlideKernel does (R|B and G|A lanes), then per row the
-// block scans the span's sums into a shared prefix and each output pixel takes one
-// prefix difference per channel: no sums buffer, one launch. The loads for the slide
-// after row y (and the next centre row) are issued before row y's scan, so their latency
-// hides behind its barriers and outputs. Requires 1 <= radius and tile + 2r <= 1024.
+// `segLen` output rows; its span is the tile plus r halo columns each side, started on the
+// multiple of 4 at or before x0 - r (<= 1024 columns), kFusedItems columns per thread, so a
+// thread's columns are one 16-byte load in aligned views. Each thread slides the vertical
+// window sums of its columns down the rows as columnSlideKernel does (R|B and G|A lanes),
+// then per row the block scans the span's sums into a shared prefix and each output pixel
+// takes one prefix difference per channel: no sums buffer, one launch. The loads for the
+// slide after row y (and the next centre row) are issued before row y's scan, so their
+// latency hides behind its barriers and outputs. Requires 1 <= radius and
+// tile + 2r + 3 <= 1024.
 __global__ void __launch_bounds__(kFusedThreads, kFusedBlocksPerSm)
     fusedBlurKernel(ConstRgbaView in, RgbaView out, int radius, BorderMode border, blur::Divider div,
                     int tile, int segLen) {
@@ -161,9 +202,11 @@ __global__ void __launch_bounds__(kFusedThreads, kFusedBlocksPerSm)
   const int w = in.width, h = in.height;
   const int x0 = blockIdx.x * tile, tileW = min(tile, w - x0);
   const int y0 = blockIdx.y * segLen, y1 = min(h, y0 + segLen);
-  if (tileW <= 0 || y0 >= h) return;         // whole block; fusedGrid makes none such
+  if (tileW <= 0 || y0 >= h) return;  // whole block; fusedGrid makes none such
+  const int spanX = (x0 - radius) & ~(kFusedItems - 1), off = x0 - radius - spanX;
   const int s0 = kFusedItems * threadIdx.x;  // the thread's first span column
-  const FusedColumns cols(x0 - radius + s0, tileW + 2 * radius - s0, w, border);
+  const bool aligned = ((reinterpret_cast<uintptr_t>(in.data) | in.pitch) & 15u) == 0;
+  const FusedColumns cols(spanX + s0, tileW + 2 * radius + off - s0, w, border, aligned);
   uint32_t rb[kFusedItems] = {}, ga[kFusedItems] = {};
   fusedFirstWindow(in, cols, y0 - radius, 2 * radius + 1, border, rb, ga);
   if (threadIdx.x == 0) sh.prefix[0][3] = sh.prefix[1][3] = sh.prefix[2][3] = 0;  // P(0), never overwritten
@@ -176,12 +219,12 @@ __global__ void __launch_bounds__(kFusedThreads, kFusedBlocksPerSm)
       cols.load(imageRow(in, y + radius + 1), add);
       cols.load(imageRow(in, y - radius), sub);
     } else {
-      cols.load(foldedRow(in, y + radius + 1, border), add);
-      cols.load(foldedRow(in, y - radius, border), sub);
+      cols.loadFolded(foldedRow(in, y + radius + 1, border), add);
+      cols.loadFolded(foldedRow(in, y - radius, border), sub);
     }
     cols.load(imageRow(in, min(y + 1, y1 - 1)), next);  // past the segment: a harmless repeat
     fusedScanRow(sh, rb, ga, centre);
-    fusedOutputRow(sh, out.row(y) + x0, tileW, radius, div);
+    fusedOutputRow(sh, out.row(y) + x0, tileW, radius, off, div);
 #pragma unroll
     for (int k = 0; k < kFusedItems; ++k) {
       rb[k] += blur::lanesRb(add[k]) - blur::lanesRb(sub[k]);
@@ -202,7 +245,8 @@ struct FusedGrid {
 };
 FusedGrid fusedGrid(int w, int h, int r, int smCount) {
   FusedGrid g{};
-  g.tiles = (w + kFusedSpan - 2 * r - 1) / (kFusedSpan - 2 * r);
+  const int widest = kFusedSpan - 2 * r - (kFusedItems - 1);  // a tile's span starts up to 3 columns early
+  g.tiles = (w + widest - 1) / widest;
   g.tile = (w + g.tiles - 1) / g.tiles;
   const int segments = std::max(1, kFusedBlocksPerSm * smCount / g.tiles);
   g.rows = std::min(std::max((h + segments - 1) / segments, (r + 3) / 4), h);
@@ -215,7 +259,7 @@ FusedGrid fusedGrid(int w, int h, int r, int smCount) {
 void launchFusedPass(ConstRgbaView in, RgbaView out, int radius, BorderMode border, int smCount, bool pdl,
                      cudaStream_t stream) {
   const FusedGrid g = fusedGrid(in.width, in.height, radius, smCount);
-  const blur::Divider div = blur::makeDivider(uint32_t(2 * radius + 1) * uint32_t(2 * radius + 1));
+  const blur::Divider div = blur::makeHighDivider(uint32_t(2 * radius + 1) * uint32_t(2 * radius + 1));
   launchKernel(fusedBlurKernel, dim3(g.tiles, g.segments), dim3(kFusedThreads), 0, stream, pdl, in, out, radius,
          border, div, g.tile, g.rows);
 }

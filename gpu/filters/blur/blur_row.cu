@@ -2,6 +2,7 @@
 // sums (blur_column.cu) into a prefix in shared memory; every output pixel then reads two
 // prefix values per channel and rounds with an exact multiply-shift division.
 #include "gpu/cuda/launch.cuh"
+#include "gpu/cuda/warp_reduce.cuh"  // scanUpStep
 #include "gpu/filters/blur/blur_passes.h"
 #include "gpu/filters/blur/box_blur_math.h"
 
@@ -53,7 +54,7 @@ __device__ __forceinline__ void loadChunk(const ushort4* src, int x, int x1, ush
 
 // Inclusive prefix of a warp's 32 x kRowItems sums per channel, plus `carry` (the sums of
 // the warp's earlier chunks), which then advances by this chunk's total.
-__device__ __forceinline__ void scanChunk(const ushort4 (&v)[kRowItems], int lane, uint32_t (&carry)[3],
+__device__ __forceinline__ void scanChunk(const ushort4 (&v)[kRowItems], uint32_t (&carry)[3],
                                           uint32_t (&run)[3][kRowItems]) {
 #pragma unroll
   for (int i = 0; i < kRowItems; ++i) {
@@ -66,10 +67,7 @@ __device__ __forceinline__ void scanChunk(const ushort4 (&v)[kRowItems], int lan
     const uint32_t total = run[ch][kRowItems - 1];
     uint32_t inc = total;
 #pragma unroll
-    for (int d = 1; d < 32; d <<= 1) {
-      const uint32_t t = __shfl_up_sync(0xffffffffu, inc, d);
-      if (lane >= d) inc += t;
-    }
+    for (int d = 1; d < 32; d <<= 1) inc = scanUpStep(inc, d);
     const uint32_t before = carry[ch] + inc - total;
 #pragma unroll
     for (int i = 0; i < kRowItems; ++i) run[ch][i] += before;
@@ -106,12 +104,13 @@ __device__ __forceinline__ uint32_t packAlphas(const ushort4 (&v)[kRowItems]) {
          uint32_t(v[3].w & 0xFF) << 24;
 }
 
-// One output pixel of the row pass from its window sum: the rounding division per channel.
+// One output pixel of the row pass from its window sum: the rounding division per channel
+// (div from makeHighDivider).
 __device__ __forceinline__ uchar4 rowPixel(const blur::Sum3& s, unsigned char alpha,
                                            const blur::Divider& div) {
-  return make_uchar4(static_cast<unsigned char>(blur::roundDiv(s.r, div)),
-                     static_cast<unsigned char>(blur::roundDiv(s.g, div)),
-                     static_cast<unsigned char>(blur::roundDiv(s.b, div)), alpha);
+  return make_uchar4(static_cast<unsigned char>(blur::roundDivHigh(s.r, div)),
+                     static_cast<unsigned char>(blur::roundDivHigh(s.g, div)),
+                     static_cast<unsigned char>(blur::roundDivHigh(s.b, div)), alpha);
 }
 
 // Output pixel x of the row pass, any x: two prefix reads per channel, or the border
@@ -185,7 +184,7 @@ __global__ void __launch_bounds__(kRowThreads)
     ushort4 v[kRowItems];
     loadChunk(src, x, x1, v);
     uint32_t run[3][kRowItems];
-    scanChunk(v, lane, carry, run);
+    scanChunk(v, carry, run);
     storeChunk(sh, x, x1, run, zero, packAlphas(v));
   }
   if (lane == 0)
@@ -233,7 +232,7 @@ __global__ void __launch_bounds__(32 * kWarps, kWarps == 32 && kChunks == 1 ? 2 
   uint32_t carry[3] = {0, 0, 0};
 #pragma unroll
   for (int k = 0; k < kChunks; ++k) {
-    scanChunk(v[k], lane, carry, run[k]);
+    scanChunk(v[k], carry, run[k]);
     alphas[k] = packAlphas(v[k]);
   }
   if (lane == 0)
@@ -277,7 +276,7 @@ size_t prepareRowPasses(size_t sharedOptin) {
 void launchRowPass(BlurRowPass row, ImageView<const ushort4> sums, RgbaView out, int radius,
                    BorderMode border, bool pdl, cudaStream_t stream) {
   const int w = out.width, h = out.height;
-  const blur::Divider div = blur::makeDivider(uint32_t(2 * radius + 1) * uint32_t(2 * radius + 1));
+  const blur::Divider div = blur::makeHighDivider(uint32_t(2 * radius + 1) * uint32_t(2 * radius + 1));
   RowKernel kernel = rowBlurKernel;
   int threads = kRowThreads;
   if (row == BlurRowPass::Warps8) {  // 1 or 2 chunks of 128 pixels per warp

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "gpu/filters/blur/box_blur.h"
+#include "gpu/filters/common/byte_perm.h"
 #include "gpu/filters/common/view_checks.h"  // checkFilterViews, extendIndex
 
 #include <cstdint>
@@ -30,9 +31,9 @@ __host__ __device__ inline ushort4 unpackSums(uint64_t s, unsigned char alpha) {
 // The same sums in two uint32 words (SIMD within a register): rb = R | B << 16 and
 // ga = G | A << 16 of a pixel read as one little-endian word. Sums are mod 2^32 per
 // word, and a window sum of <= 257 values < 256 fits each 16-bit lane, so lanes are
-// exact (the A lane is never read). 3 integer ops per pixel instead of 64-bit shifts.
+// exact (the A lane is never read). One integer op per word: a mask, a byte permute.
 __host__ __device__ inline uint32_t lanesRb(uint32_t rgba) { return rgba & 0x00FF00FFu; }
-__host__ __device__ inline uint32_t lanesGa(uint32_t rgba) { return (rgba >> 8) & 0x00FF00FFu; }
+__host__ __device__ inline uint32_t lanesGa(uint32_t rgba) { return bytePerm(rgba, 0u, 0x4341u); }
 
 // Three channel sums (the second pass: sums of uint16 sums need 24 bits each).
 // Arithmetic is mod 2^32 per channel, like the packed lanes above.
@@ -100,6 +101,25 @@ inline Divider makeDivider(uint32_t d) {
 }
 __host__ __device__ inline uint32_t roundDiv(uint32_t sum, const Divider& dv) {
   return static_cast<uint32_t>((uint64_t(sum + dv.half) * dv.mul) >> dv.shift);
+}
+// The same division with the shift raised to at least 32, so that a kernel takes the quotient
+// from the high word of one 32-bit multiply instead of a 64-bit product and shift. Exact for
+// the same n and every d >= 2: 2^shift >= 2^25 d still holds, and mul <= 2^31 < 2^32.
+inline Divider makeHighDivider(uint32_t d) {
+  Divider dv = makeDivider(d);
+  if (dv.shift < 32) {
+    dv.shift = 32;
+    dv.mul = static_cast<uint32_t>(((uint64_t(1) << 32) + d - 1) / d);
+  }
+  return dv;
+}
+__host__ __device__ inline uint32_t roundDivHigh(uint32_t sum,
+                                                 const Divider& dv) {  // dv from makeHighDivider
+#if defined(__CUDA_ARCH__)
+  return __umulhi(sum + dv.half, dv.mul) >> (dv.shift - 32);
+#else
+  return roundDiv(sum, dv);
+#endif
 }
 
 // The checks both backends make; false when there is nothing to do (empty image).

@@ -9,7 +9,8 @@ namespace vp {
 
 BoxBlurPolicy selectBoxBlurPolicy(size_t columnSharedBytes, int width, int height, int radius) {
   // Tall frames (4K) get whole-column blocks narrower than 8 columns: a warp then reads
-  // 16-byte row segments, and the two-pass forms lose to the fused pass up to r = 50.
+  // 16-byte row segments, and the two-pass forms lose to the fused pass up to r = 50; on
+  // short frames (1080p) the fused pass's first windows cost more, and it wins up to r = 15.
   const bool tall = blur::columnsPerBlock(height, columnSharedBytes) < 8;
   BoxBlurPolicy p{};
   if (width > 32 * blur::kRowChunk) {
@@ -29,19 +30,13 @@ BoxBlurPolicy selectBoxBlurPolicy(size_t columnSharedBytes, int width, int heigh
         "BM_BoxBlurGpuPass (H100, batched) strips against fused: 1080p r 1 / 2 9.4 / 11.2 us against "
         "16.1 / 17.2; two columns a lane from r 3: 1080p r 3 / 4 / 5 10.0 / 10.9 / 12.5 us, 4K r 5 40.0 "
         "against fused 51.9";
-  } else if (tall && radius <= 50) {
+  } else if (radius <= 15 || (tall && radius <= 50)) {
     p.name = "fused";
     p.pass = BlurPass::Fused;
     p.evidence =
-        "BM_BoxBlurGpuFused against BM_BoxBlurGpu two-pass: 4K "
-        "r 15 / 50 64.6 / 92.8 us against 86.7 / 94.5 (r 100: 139 against 102)";
-  } else if (!tall && radius <= 15) {
-    p.name = "slide";
-    p.pass = BlurPass::Slide;
-    p.evidence =
-        "BM_BoxBlurGpuSlide against BM_BoxBlurGpuVariant col 1, 1080p: r 15 27 us against 30 with whole "
-        "columns "
-        "(r 50: 36 against 28); fused at r 15 29.7 against 27.7";
+        "BM_BoxBlurGpuPass (H100, batched): 1080p r 15 20.9 us against slide 23.3, r 50 39.6 against "
+        "columns 24.3; 4K r 15 / 50 57.1 / 79.4 (on the H200 before, fused 64.6 / 92.8 against two-pass "
+        "86.7 / 94.5, r 100 139 against 102)";
   } else if (tall && radius <= 100) {
     p.name = "slide-wide";
     p.pass = BlurPass::SlideWide;

@@ -6,10 +6,11 @@
 //
 //   strips         one kernel per pass for both axes, a warp a strip of columns, no shared
 //                  memory (blur_strips.cu): r <= 5
-//   fused          one kernel per pass for both axes (blur_fused.cu): 5 < r <= 50 on tall
-//                  frames (whole-column blocks narrower than 8 columns: 4K)
-//   slide          two passes, the sliding-window column pass, loads 4 rows at a time:
-//                  r <= 15 on short frames (1080p)
+//   fused          one kernel per pass for both axes (blur_fused.cu): 5 < r <= 15, and up to
+//                  r = 50 on tall frames (whole-column blocks narrower than 8 columns: 4K)
+//   slide          two passes, the sliding-window column pass, loads 4 rows at a time: no
+//                  longer chosen (the fused pass beat it at 1080p r 15); forced by the tests
+//                  and BM_BoxBlurGpuPass
 //   slide-wide     the same with loads 8 rows at a time and the first window 16: tall
 //                  frames, 50 < r <= 100
 //   columns        two passes, whole columns per block with the prefix in shared memory:

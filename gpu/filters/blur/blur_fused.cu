@@ -16,8 +16,7 @@ constexpr int kFusedThreads = 256;  // fused-pass block
 constexpr int kFusedWarps = kFusedThreads / 32;
 constexpr int kFusedItems = 4;                           //   span columns per thread (consecutive)
 constexpr int kFusedSpan = kFusedThreads * kFusedItems;  // tile + 2r halo columns, at most
-constexpr int kFusedBatch = 4;        //   first-window rows whose loads are issued together (folded rows)
-constexpr int kFusedInteriorBatch = 8;  //   the same where every row is inside the image
+constexpr int kFusedBatch = 4;        //   first-window rows whose loads are issued together
 constexpr int kFusedBlocksPerSm = 4;  //   register cap (64) and the grid's target
 static_assert(kFusedItems == 4, "the fused pass stores a thread's prefix and alphas as one uint4 / uint32");
 
@@ -91,17 +90,17 @@ __device__ __forceinline__ void fusedFirstWindow(ConstRgbaView in, const FusedCo
   if (top >= 0 && top + count <= in.height) {
     const char* row = imageRow(in, top);
     int i = 0;
-    for (; i + kFusedInteriorBatch <= count; i += kFusedInteriorBatch, row += kFusedInteriorBatch * in.pitch) {
-      uint32_t p[kFusedInteriorBatch][kFusedItems];
+    for (; i + kFusedBatch <= count; i += kFusedBatch, row += kFusedBatch * in.pitch) {
+      uint32_t p[kFusedBatch][kFusedItems];
 #pragma unroll
-      for (int j = 0; j < kFusedInteriorBatch; ++j) cols.load(row + j * in.pitch, p[j]);
+      for (int j = 0; j < kFusedBatch; ++j) cols.load(row + j * in.pitch, p[j]);
 #pragma unroll
       for (int k = 0; k < kFusedItems; ++k) {
-        uint32_t sumRb = 0, sumGa = 0;
-#pragma unroll
-        for (int j = 0; j < kFusedInteriorBatch; ++j) sumRb += blur::lanesRb(p[j][k]), sumGa += blur::lanesGa(p[j][k]);
-        rb[k] += sumRb;
-        ga[k] += sumGa;
+        static_assert(kFusedBatch == 4, "the batch's sum below takes four rows");
+        rb[k] +=
+            blur::lanesRb(p[0][k]) + blur::lanesRb(p[1][k]) + blur::lanesRb(p[2][k]) + blur::lanesRb(p[3][k]);
+        ga[k] +=
+            blur::lanesGa(p[0][k]) + blur::lanesGa(p[1][k]) + blur::lanesGa(p[2][k]) + blur::lanesGa(p[3][k]);
       }
     }
     for (; i < count; ++i, row += in.pitch) {

@@ -113,8 +113,8 @@ inline Divider makeHighDivider(uint32_t d) {
   }
   return dv;
 }
-__host__ __device__ inline uint32_t roundDivHigh(uint32_t sum,
-                                                 const Divider& dv) {  // dv from makeHighDivider
+// roundDiv for a divider from makeHighDivider: on the GPU, mul.hi and one shift.
+__host__ __device__ inline uint32_t roundDivHigh(uint32_t sum, const Divider& dv) {
 #if defined(__CUDA_ARCH__)
   return __umulhi(sum + dv.half, dv.mul) >> (dv.shift - 32);
 #else

@@ -6,7 +6,6 @@
 #include "support/cuda_bench.h"
 #include "support/images.h"
 
-#include <array>
 #include <string>
 
 namespace vp::test {
@@ -49,22 +48,28 @@ BENCHMARK(BM_BoxBlurGpu)
 
 // One pass forced (detail::boxBlurGpuWithPass): the strip pass against the fused one at the
 // radii both take, the fused pass against the sliding two-pass form on short frames, and the
-// fused pass at r 50. Args: w, h, radius, pass (0 strips, 1 fused,
-// 2 slide).
+// fused pass at r 50. Args: w, h, radius, pass (an index into kForcedPasses).
+struct ForcedPass {
+  BlurPass pass;
+  const char* name;
+};
+constexpr ForcedPass kForcedPasses[] = {
+    {BlurPass::Strips, "strips"}, {BlurPass::Fused, "fused"}, {BlurPass::Slide, "slide"}};
+
 void BM_BoxBlurGpuPass(benchmark::State& state) {
   if (skipWithoutGpu(state)) return;
   const int w = int(state.range(0)), h = int(state.range(1));
   const BlurParams p{int(state.range(2)), 1, BorderMode::Replicate};
-  const BlurPass pass =
-      std::array{BlurPass::Strips, BlurPass::Fused, BlurPass::Slide}[size_t(state.range(3))];
+  const ForcedPass forced = kForcedPasses[state.range(3)];
   const DeviceImage in = upload(makeNatural(w, h, 1));
   DeviceImage out(w, h);
   BoxBlurWorkspace ws(w, h);
   Stream stream;
-  timeCudaLoop(state, stream,
-               [&](cudaStream_t s) { detail::boxBlurGpuWithPass(in.view(), out.view(), p, pass, ws, s); });
+  timeCudaLoop(state, stream, [&](cudaStream_t s) {
+    detail::boxBlurGpuWithPass(in.view(), out.view(), p, forced.pass, ws, s);
+  });
   setImageBytes(state, w, h);
-  state.SetLabel(std::string(std::array{"strips", "fused", "slide"}[size_t(state.range(3))]) + timingTag());
+  state.SetLabel(std::string(forced.name) + timingTag());
 }
 BENCHMARK(BM_BoxBlurGpuPass)
     ->ArgNames({"w", "h", "r", "pass"})

@@ -208,14 +208,14 @@ __device__ __forceinline__ void spatialPairs(const float (*centre)[5], const flo
   }
 }
 
-// The centres that may be the nearest of some pixel of the step (row y, columns xs ..
-// xs + stepPixels - 1; each lane's quad px with n pixels): a nonempty proper subset of the k centres, or 0 when
+// The centres that may be the nearest of some pixel of the step (row y, first column xs;
+// each lane's quad px with n pixels): a nonempty proper subset of the k centres, or 0 when
 // every centre stays, the "score them all" that coopPass also takes for KB = 32 (no tests).
 // The step's box by byte-wise min / max and six warp reductions; each lane runs its pair
 // tests (spatialPairs holds KB * KB).
 template <int KB>
 __device__ __forceinline__ uint32_t spatialCandidates(const CoopArgs& a, const uint32_t (&px)[4], int n,
-                                                      uint32_t xs, uint32_t stepPixels, uint32_t y,
+                                                      uint32_t xs, uint32_t y,
                                                       const km::SpatialCoeffs* pairs) {
   const int lane = threadIdx.x % 32;
   // r and b as two 16-bit lanes (one min.u16x2 / max.u16x2 each), g alone; a missing pixel
@@ -234,7 +234,8 @@ __device__ __forceinline__ uint32_t spatialCandidates(const CoopArgs& a, const u
   box.hi[1] = float(__reduce_max_sync(~0u, gHi));
   box.lo[2] = float(__reduce_min_sync(~0u, rbLo >> 16));
   box.hi[2] = float(__reduce_max_sync(~0u, rbHi >> 16));
-  box.fxLo = km::spatialFeature(a.s, int(xs)), box.fxHi = km::spatialFeature(a.s, int(xs + stepPixels - 1));
+  const uint32_t xl = min(xs + 4 * kStepQuads, uint32_t(a.in.width)) - 1;
+  box.fxLo = km::spatialFeature(a.s, int(xs)), box.fxHi = km::spatialFeature(a.s, int(xl));
   box.fy = km::spatialFeature(a.s, int(y));
   bool dominated = false;
 #pragma unroll
@@ -353,9 +354,7 @@ __device__ __forceinline__ void coopPass(const CoopArgs& a, const WarpSteps& ws,
     uint32_t px[4];
 #pragma unroll
     for (int p = 0; p < 4; ++p) px[p] = next[p];
-    // The step: row cy, columns xs .. xs + stepPixels - 1; this lane's quad from x0.
-    const uint32_t cy = y, xs = sx * kStepQuads * 4, x0 = xs + lane * 4;
-    const uint32_t stepPixels = min(4u * kStepQuads, uint32_t(a.in.width) - xs);
+    const uint32_t cy = y, x0 = (sx * kStepQuads + lane) * 4;
     ws.advance(a, y, sx);
     const bool more = i + 1 < ws.count;
     if (more)
@@ -365,7 +364,7 @@ __device__ __forceinline__ void coopPass(const CoopArgs& a, const WarpSteps& ws,
     const int n = quadPixels(a.in.width, x0);
     int bi[4];
     uint32_t cand = 0;  // 0: every centre, by nearestQuad's unrolled loop (cheaper than nearestCandidates')
-    if constexpr (kPrunes<KB>) cand = spatialCandidates<KB>(a, px, n, xs, stepPixels, cy, pairs);
+    if constexpr (kPrunes<KB>) cand = spatialCandidates<KB>(a, px, n, x0 - lane * 4, cy, pairs);
     if (cand == 0)
       nearestQuad<KB>(px, x0, cy, a.s, rgb, xy, bi);
     else if ((cand & (cand - 1)) == 0)
@@ -375,7 +374,8 @@ __device__ __forceinline__ void coopPass(const CoopArgs& a, const WarpSteps& ws,
     if constexpr (Final) {
       cost += writeQuad(a, px, bi, n, x0, cy, colour);
     } else {
-      accumulateQuad(px, bi, n, x0, xs, cy, stepPixels, *rows);
+      const uint32_t xs = x0 - lane * 4;
+      accumulateQuad(px, bi, n, x0, xs, cy, min(4u * kStepQuads, uint32_t(a.in.width) - xs), *rows);
       if ((i & a.flushMask) == a.flushMask) flushRow((*rows)[threadIdx.x / 32][lane % KB], *sums, a.k);
     }
   }

@@ -47,14 +47,17 @@ BENCHMARK(BM_BoxBlurGpu)
     ->Unit(benchmark::kMicrosecond);
 
 // One pass forced (detail::boxBlurGpuWithPass): the strip pass against the fused one at the
-// radii both take, the fused pass against the sliding two-pass form on short frames, and the
-// fused pass at r 50. Args: w, h, radius, pass (an index into kForcedPasses).
+// radii both take, the fused pass against the sliding two-pass form on short frames, the
+// fused pass at r 50, and one segment a block against four stacked (tall frames take the
+// stacked form). Args: w, h, radius, pass (an index into kForcedPasses).
 struct ForcedPass {
   BlurPass pass;
   const char* name;
 };
-constexpr ForcedPass kForcedPasses[] = {
-    {BlurPass::Strips, "strips"}, {BlurPass::Fused, "fused"}, {BlurPass::Slide, "slide"}};
+constexpr ForcedPass kForcedPasses[] = {{BlurPass::Strips, "strips"},
+                                        {BlurPass::Fused, "fused"},
+                                        {BlurPass::Slide, "slide"},
+                                        {BlurPass::FusedStacked, "fused-stacked"}};
 
 void BM_BoxBlurGpuPass(benchmark::State& state) {
   if (skipWithoutGpu(state)) return;
@@ -77,7 +80,8 @@ BENCHMARK(BM_BoxBlurGpuPass)
     ->ArgsProduct({{3840}, {2160}, {1, 2, 3, 4, 5}, {0, 1}})
     ->ArgsProduct({{1920}, {1080}, {6, 10, 15}, {1, 2}})
     ->ArgsProduct({{1920}, {1080}, {50}, {1}})
-    ->ArgsProduct({{3840}, {2160}, {15, 50}, {1}})
+    ->ArgsProduct({{3840}, {2160}, {6, 15, 50}, {1, 3}})
+    ->ArgsProduct({{1920}, {1080}, {6, 15}, {3}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

@@ -285,7 +285,7 @@ TEST(BoxBlurArgs, CpuRejectsBadArguments) {
       kMaxBlurDimension, [](RgbaView a, RgbaView b, auto&& run) { expectArgumentChecks(a, b, run); }, boxBlurCpu);
 }
 
-constexpr BlurPass kPasses[] = {BlurPass::Fused, BlurPass::Slide, BlurPass::SlideWide,
+constexpr BlurPass kPasses[] = {BlurPass::Fused, BlurPass::FusedStacked, BlurPass::Slide, BlurPass::SlideWide,
                                 BlurPass::WholeColumns};
 const char* passName(BlurPass pass) {
   switch (pass) {
@@ -293,6 +293,8 @@ const char* passName(BlurPass pass) {
       return "strips";
     case BlurPass::Fused:
       return "fused";
+    case BlurPass::FusedStacked:
+      return "fused-stacked";
     case BlurPass::Slide:
       return "slide";
     case BlurPass::SlideWide:
@@ -422,13 +424,14 @@ TEST(BoxBlurPolicy, ShippedConfigurations) {
   EXPECT_EQ(name(hd, 5), "strips");
   EXPECT_EQ(name(uhd, 4), "strips");
   EXPECT_EQ(name(uhd, 5), "strips");
-  EXPECT_EQ(name(uhd, 6), "fused");
-  EXPECT_EQ(name(uhd, 15), "fused");
+  EXPECT_EQ(name(uhd, 6), "fused-stacked");
+  EXPECT_EQ(name(uhd, 15), "fused-stacked");
   EXPECT_EQ(name(hd, 6), "fused");
   EXPECT_EQ(name(hd, 15), "fused");
   EXPECT_EQ(name(hd, 16), "columns");
   EXPECT_EQ(name(hd, 50), "columns");
-  EXPECT_EQ(name(uhd, 50), "fused");
+  EXPECT_EQ(name(uhd, 50), "fused-stacked");
+  EXPECT_EQ(name(uhd, 51), "slide-wide");
   EXPECT_EQ(name(uhd, 100), "slide-wide");
   EXPECT_EQ(name(uhd, 128), "columns");
   EXPECT_EQ(hd.policy(1920, 1080, 15).row, BlurRowPass::Warps8);

@@ -59,9 +59,12 @@ size_t prepareRowPasses(size_t sharedOptin);
 void launchRowPass(BlurRowPass row, ImageView<const ushort4> sums, RgbaView out, int radius,
                    BorderMode border, bool pdl, cudaStream_t stream);
 
-// ---- fused pass (blur_fused.cu): both axes in one kernel, no sums buffer
-void launchFusedPass(ConstRgbaView in, RgbaView out, int radius, BorderMode border, int smCount, bool pdl,
-                     cudaStream_t stream);
+// ---- fused pass (blur_fused.cu): both axes in one kernel, no sums buffer; `stacked`: four row
+// segments a block, one above the other (BlurPass::FusedStacked)
+// Allows the stacked form its dynamic shared memory (54 KB, within every sm_75+ opt-in limit).
+void prepareFusedPasses();
+void launchFusedPass(bool stacked, ConstRgbaView in, RgbaView out, int radius, BorderMode border, int smCount,
+                     bool pdl, cudaStream_t stream);
 
 // ---- strip pass (blur_strips.cu): both axes in one kernel, a warp a strip of columns, no
 // shared memory; radius 1..kMaxStripRadius (blur_strips.h), std::invalid_argument beyond

@@ -42,6 +42,7 @@ BoxBlurWorkspace::BoxBlurWorkspace(int maxWidth, int maxHeight) : maxWidth_(maxW
   pdl_ = pdlAvailable();
   columnSharedBytes_ = blur::prepareColumnPasses(size_t(optin));
   const size_t rowShared = blur::prepareRowPasses(size_t(optin));
+  blur::prepareFusedPasses();
   if (blur::columnSmemBytes(maxHeight, 1) > columnSharedBytes_ || blur::rowSmemBytes(maxWidth) > rowShared)
     throw std::invalid_argument("BoxBlurWorkspace: " + std::to_string(maxWidth) + "x" +
                                 std::to_string(maxHeight) + " needs more shared memory than this device has");
@@ -53,7 +54,8 @@ namespace {
 void runPolicy(ConstRgbaView in, RgbaView out, const BlurParams& params, const BoxBlurPolicy& policy,
                BoxBlurWorkspace& ws, cudaStream_t stream) {
   const int w = in.width, h = in.height, r = params.radius;
-  const bool oneKernel = policy.pass == BlurPass::Fused || policy.pass == BlurPass::Strips;
+  const bool oneKernel = policy.pass == BlurPass::Fused || policy.pass == BlurPass::FusedStacked ||
+                         policy.pass == BlurPass::Strips;
   const ImageView<ushort4> sums = oneKernel ? ImageView<ushort4>{} : BoxBlurWorkspaceAccess::sums(ws, w, h);
   const RgbaView pingPong = params.passes > 1 ? BoxBlurWorkspaceAccess::pingPong(ws, w, h) : RgbaView{};
   const bool pdl = BoxBlurWorkspaceAccess::pdl(ws);
@@ -71,8 +73,9 @@ void runPolicy(ConstRgbaView in, RgbaView out, const BlurParams& params, const B
         blur::launchStripPass(src, dst, r, params.border, firstPdl, stream);
         break;
       case BlurPass::Fused:
-        blur::launchFusedPass(src, dst, r, params.border, BoxBlurWorkspaceAccess::smCount(ws), firstPdl,
-                              stream);
+      case BlurPass::FusedStacked:
+        blur::launchFusedPass(policy.pass == BlurPass::FusedStacked, src, dst, r, params.border,
+                              BoxBlurWorkspaceAccess::smCount(ws), firstPdl, stream);
         break;
       case BlurPass::Slide:
       case BlurPass::SlideWide:

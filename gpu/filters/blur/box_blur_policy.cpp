@@ -30,13 +30,19 @@ BoxBlurPolicy selectBoxBlurPolicy(size_t columnSharedBytes, int width, int heigh
         "BM_BoxBlurGpuPass (H100, batched) strips against fused: 1080p r 1 / 2 9.4 / 11.2 us against "
         "16.1 / 17.2; two columns a lane from r 3: 1080p r 3 / 4 / 5 10.0 / 10.9 / 12.5 us, 4K r 5 40.0 "
         "against fused 51.9";
-  } else if (radius <= 15 || (tall && radius <= 50)) {
+  } else if (tall && radius <= 50) {
+    p.name = "fused-stacked";
+    p.pass = BlurPass::FusedStacked;
+    p.evidence =
+        "BM_BoxBlurGpuPass (H100, batched): 4K r 15 / 50 54.7-54.8 / 71.6-71.9 us against one segment a "
+        "block 57.3-57.6 / 79.4-79.8 (b0a3aec); 1080p r 6 16.4-16.5 against 15.7-15.9";
+  } else if (radius <= 15) {
     p.name = "fused";
     p.pass = BlurPass::Fused;
     p.evidence =
         "BM_BoxBlurGpuPass (H100, batched): 1080p r 15 20.9 us against slide 23.3, r 50 39.6 against "
-        "columns 24.3; 4K r 15 / 50 57.1 / 79.4 (on the H200 before, fused 64.6 / 92.8 against two-pass "
-        "86.7 / 94.5, r 100 139 against 102)";
+        "columns 24.3 (on the H200 before, 4K fused 64.6 / 92.8 against two-pass 86.7 / 94.5, r 100 139 "
+        "against 102)";
   } else if (tall && radius <= 100) {
     p.name = "slide-wide";
     p.pass = BlurPass::SlideWide;

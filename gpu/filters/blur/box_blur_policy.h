@@ -6,8 +6,11 @@
 //
 //   strips         one kernel per pass for both axes, a warp a strip of columns, no shared
 //                  memory (blur_strips.cu): r <= 5
-//   fused          one kernel per pass for both axes (blur_fused.cu): 5 < r <= 15, and up to
-//                  r = 50 on tall frames (whole-column blocks narrower than 8 columns: 4K)
+//   fused          one kernel per pass for both axes (blur_fused.cu): 5 < r <= 15 on short
+//                  frames
+//   fused-stacked  the same with four row segments a block, one above the other (their first
+//                  windows share rows): tall frames (whole-column blocks narrower than 8
+//                  columns: 4K), 5 < r <= 50
 //   slide          two passes, the sliding-window column pass, loads 4 rows at a time: no
 //                  longer chosen (the fused pass beat it at 1080p r 15); forced by the tests
 //                  and BM_BoxBlurGpuPass
@@ -26,16 +29,16 @@
 
 namespace vp {
 
-enum class BlurPass { Strips, Fused, Slide, SlideWide, WholeColumns };
+enum class BlurPass { Strips, Fused, FusedStacked, Slide, SlideWide, WholeColumns };
 // Row pass of the two-pass configurations: a register scan by 8 warps (rows up to 2048
 // pixels) or 32 warps (up to 4096), else a chunked scan through shared memory.
 enum class BlurRowPass { Warps8, Warps32, Chunked };
 
 struct BoxBlurPolicy {
-  const char* name;      // "strips", "fused", "slide", "slide-wide" or "columns"
+  const char* name;      // "strips", "fused", "fused-stacked", "slide", "slide-wide" or "columns"
   const char* evidence;  // the measurement that chose the pass (figure and benchmark)
   BlurPass pass;
-  BlurRowPass row;          // unused by the one-kernel passes (strips, fused)
+  BlurRowPass row;          // unused by the one-kernel passes (strips, fused, fused-stacked)
   const char* rowEvidence;  // the measurement that chose the row pass
 };
 

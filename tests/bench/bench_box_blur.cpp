@@ -57,7 +57,8 @@ struct ForcedPass {
 constexpr ForcedPass kForcedPasses[] = {{BlurPass::Strips, "strips"},
                                         {BlurPass::Fused, "fused"},
                                         {BlurPass::Slide, "slide"},
-                                        {BlurPass::FusedStacked, "fused-stacked"}};
+                                        {BlurPass::FusedStacked, "fused-stacked"},
+                                        {BlurPass::SlideWide, "slide-wide"}};
 
 void BM_BoxBlurGpuPass(benchmark::State& state) {
   if (skipWithoutGpu(state)) return;
@@ -81,6 +82,7 @@ BENCHMARK(BM_BoxBlurGpuPass)
     ->ArgsProduct({{1920}, {1080}, {6, 10, 15}, {1, 2}})
     ->ArgsProduct({{1920}, {1080}, {50}, {1}})
     ->ArgsProduct({{3840}, {2160}, {6, 15, 50}, {1, 3}})
+    ->ArgsProduct({{3840}, {2160}, {64, 80, 100}, {3, 4}})
     ->ArgsProduct({{1920}, {1080}, {6, 15}, {3}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);

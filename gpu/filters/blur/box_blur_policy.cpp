@@ -9,8 +9,9 @@ namespace vp {
 
 BoxBlurPolicy selectBoxBlurPolicy(size_t columnSharedBytes, int width, int height, int radius) {
   // Tall frames (4K) get whole-column blocks narrower than 8 columns: a warp then reads
-  // 16-byte row segments, and the two-pass forms lose to the fused pass up to r = 50; on
-  // short frames (1080p) the fused pass's first windows cost more, and it wins up to r = 15.
+  // 16-byte row segments, and the two-pass forms lose to the stacked fused pass up to
+  // r = 100; on short frames (1080p) the fused pass's first windows cost more (and stacking
+  // saves none of its time), and it wins up to r = 15.
   const bool tall = blur::columnsPerBlock(height, columnSharedBytes) < 8;
   BoxBlurPolicy p{};
   if (width > 32 * blur::kRowChunk) {
@@ -30,12 +31,13 @@ BoxBlurPolicy selectBoxBlurPolicy(size_t columnSharedBytes, int width, int heigh
         "BM_BoxBlurGpuPass (H100, batched) strips against fused: 1080p r 1 / 2 9.4 / 11.2 us against "
         "16.1 / 17.2; two columns a lane from r 3: 1080p r 3 / 4 / 5 10.0 / 10.9 / 12.5 us, 4K r 5 40.0 "
         "against fused 51.9";
-  } else if (tall && radius <= 50) {
+  } else if (tall && radius <= 100) {
     p.name = "fused-stacked";
     p.pass = BlurPass::FusedStacked;
     p.evidence =
-        "BM_BoxBlurGpuPass (H100, batched): 4K r 15 / 50 54.7-54.8 / 71.6-71.9 us against one segment a "
-        "block 57.3-57.6 / 79.4-79.8 (b0a3aec); 1080p r 6 16.4-16.5 against 15.7-15.9";
+        "BM_BoxBlurGpu / BM_BoxBlurGpuPass (H100, batched): 4K r 15 / 50 55.0 / 71.7 us against one segment "
+        "a block 57.3 / 79.4 (653aada); r 64 / 80 / 100 77.5 / 85.4 / 101 against slide-wide 103 / 110 / "
+        "105; 1080p r 6 16.5 against one segment 15.4";
   } else if (radius <= 15) {
     p.name = "fused";
     p.pass = BlurPass::Fused;
@@ -43,13 +45,6 @@ BoxBlurPolicy selectBoxBlurPolicy(size_t columnSharedBytes, int width, int heigh
         "BM_BoxBlurGpuPass (H100, batched): 1080p r 15 20.9 us against slide 23.3, r 50 39.6 against "
         "columns 24.3 (on the H200 before, 4K fused 64.6 / 92.8 against two-pass 86.7 / 94.5, r 100 139 "
         "against 102)";
-  } else if (tall && radius <= 100) {
-    p.name = "slide-wide";
-    p.pass = BlurPass::SlideWide;
-    p.evidence =
-        "BM_BoxBlurGpuSlideFirst 4K r 100: 100 us with 8-row loads and a 16-row first window, against 102 "
-        "with an "
-        "8-row first window, 109-110 whole columns, 139 fused";
   } else {
     p.name = "columns";
     p.pass = BlurPass::WholeColumns;

@@ -10,12 +10,12 @@
 //                  frames
 //   fused-stacked  the same with four row segments a block, one above the other (their first
 //                  windows share rows): tall frames (whole-column blocks narrower than 8
-//                  columns: 4K), 5 < r <= 50
+//                  columns: 4K), 5 < r <= 100
 //   slide          two passes, the sliding-window column pass, loads 4 rows at a time: no
 //                  longer chosen (the fused pass beat it at 1080p r 15); forced by the tests
 //                  and BM_BoxBlurGpuPass
-//   slide-wide     the same with loads 8 rows at a time and the first window 16: tall
-//                  frames, 50 < r <= 100
+//   slide-wide     the same with loads 8 rows at a time and the first window 16: no longer
+//                  chosen (the stacked fused pass beat it at 4K r 64..100); forced by the tests
 //   columns        two passes, whole columns per block with the prefix in shared memory:
 //                  the larger radii
 //

@@ -43,8 +43,7 @@ BoxBlurPolicy selectBoxBlurPolicy(size_t columnSharedBytes, int width, int heigh
     p.pass = BlurPass::Fused;
     p.evidence =
         "BM_BoxBlurGpuPass (H100, batched): 1080p r 15 20.9 us against slide 23.3, r 50 39.6 against "
-        "columns 24.3 (on the H200 before, 4K fused 64.6 / 92.8 against two-pass 86.7 / 94.5, r 100 139 "
-        "against 102)";
+        "columns 24.3; r 6 / 15 15.4 / 20.7 against stacked 16.5 / 21.0";
   } else {
     p.name = "columns";
     p.pass = BlurPass::WholeColumns;

@@ -16,6 +16,7 @@
 //                  and BM_BoxBlurGpuPass
 //   slide-wide     the same with loads 8 rows at a time and the first window 16: no longer
 //                  chosen (the stacked fused pass beat it at 4K r 64..100); forced by the tests
+//                  and BM_BoxBlurGpuPass
 //   columns        two passes, whole columns per block with the prefix in shared memory:
 //                  the larger radii
 //

@@ -20,8 +20,7 @@ constexpr int kFusedSpan = kFusedThreads * kFusedItems;  // tile + 2r halo colum
 constexpr int kFusedBatch = 4;        //   first-window rows whose loads are issued together
 constexpr int kFusedBlocksPerSm = 4;  //   register cap (64) and the grid's target (groups, when stacked)
 constexpr int kStackedGroups = 4;     // stacked form: groups of kFusedThreads a block, a segment each
-template <int kGroups>
-constexpr int kFusedBlockThreads = kGroups* kFusedThreads;
+constexpr int fusedBlockThreads(int groups) { return groups * kFusedThreads; }
 static_assert(kFusedItems == 4, "the fused pass stores a thread's prefix and alphas as one uint4 / uint32");
 
 // The fused pass's shared memory: the prefix P(k) of the span's vertical window sums per
@@ -265,7 +264,7 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
 // latency hides behind its barriers and outputs. Requires 1 <= radius and
 // tile + 2r + 3 <= 1024.
 template <int kGroups>
-__global__ void __launch_bounds__(kFusedBlockThreads<kGroups>, kFusedBlocksPerSm / kGroups)
+__global__ void __launch_bounds__(fusedBlockThreads(kGroups), kFusedBlocksPerSm / kGroups)
     fusedBlurKernel(ConstRgbaView in, RgbaView out, int radius, BorderMode border, blur::Divider div,
                     int tile, int segLen) {
   waitForPriorGrid();
@@ -344,7 +343,7 @@ void launchFused(ConstRgbaView in, RgbaView out, int radius, BorderMode border, 
                  cudaStream_t stream) {
   const FusedGrid g = fusedGrid(in.width, in.height, radius, smCount, kGroups);
   const blur::Divider div = blur::makeHighDivider(uint32_t(2 * radius + 1) * uint32_t(2 * radius + 1));
-  launchKernel(fusedBlurKernel<kGroups>, dim3(g.tiles, g.segments), dim3(kFusedBlockThreads<kGroups>),
+  launchKernel(fusedBlurKernel<kGroups>, dim3(g.tiles, g.segments), dim3(fusedBlockThreads(kGroups)),
                kGroups == 1 ? 0 : kStackedSharedBytes, stream, pdl, in, out, radius, border, div, g.tile,
                g.rows);
 }

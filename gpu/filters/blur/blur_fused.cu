@@ -25,7 +25,8 @@ static_assert(kFusedItems == 4, "the fused pass stores a thread's prefix and alp
 
 // The fused pass's shared memory: the prefix P(k) of the span's vertical window sums per
 // channel at index k + 3 (so a thread's P(4t+1 .. 4t+4) is one 16-byte store), the warps'
-// totals and the alpha bytes of the row's span columns. 13.2 KB: static, no opt-in.
+// totals and the alpha bytes of the row's span columns. 13.2 KB: static, no opt-in, for one
+// segment a block; the stacked form's four are dynamic (kStackedSharedBytes).
 struct FusedShared {
   alignas(16) uint32_t prefix[3][kFusedSpan + 4];
   uint4 warpTotal[kFusedWarps];

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 
 namespace vp::blur {
 namespace {
@@ -110,13 +109,9 @@ __device__ __forceinline__ const char* foldedRow(ConstRgbaView in, int y, Border
 // kFusedBatch rows of loads issued together; where every row lies in the image (a
 // block-uniform test) without the fold, each batch's lanes summed in one chain of
 // three-input adds.
-struct NoKeep {
-  __device__ void operator()(int, const uint32_t (&)[kFusedItems]) const {}
-};
-template <class Keep = NoKeep>
 __device__ __forceinline__ void fusedFirstWindow(ConstRgbaView in, const FusedColumns& cols, int top,
                                                  int count, BorderMode border, uint32_t (&rb)[kFusedItems],
-                                                 uint32_t (&ga)[kFusedItems], const Keep& keep = {}) {
+                                                 uint32_t (&ga)[kFusedItems]) {
   if (top >= 0 && top + count <= in.height) {
     const char* row = imageRow(in, top);
     int i = 0;
@@ -124,8 +119,6 @@ __device__ __forceinline__ void fusedFirstWindow(ConstRgbaView in, const FusedCo
       uint32_t p[kFusedBatch][kFusedItems];
 #pragma unroll
       for (int j = 0; j < kFusedBatch; ++j) cols.load(row + j * in.pitch, p[j]);
-#pragma unroll
-      for (int j = 0; j < kFusedBatch; ++j) keep(i + j, p[j]);
 #pragma unroll
       for (int k = 0; k < kFusedItems; ++k) {
         static_assert(kFusedBatch == 4, "the batch's sum below takes four rows");
@@ -138,7 +131,6 @@ __device__ __forceinline__ void fusedFirstWindow(ConstRgbaView in, const FusedCo
     for (; i < count; ++i, row += in.pitch) {
       uint32_t p[kFusedItems];
       cols.load(row, p);
-      keep(i, p);
 #pragma unroll
       for (int k = 0; k < kFusedItems; ++k) rb[k] += blur::lanesRb(p[k]), ga[k] += blur::lanesGa(p[k]);
     }
@@ -151,24 +143,16 @@ __device__ __forceinline__ void fusedFirstWindow(ConstRgbaView in, const FusedCo
       cols.loadFolded(i + j < count ? foldedRow(in, top + i + j, border) : nullptr, p[j]);
 #pragma unroll
     for (int j = 0; j < kFusedBatch; ++j)
-      if (i + j < count) keep(i + j, p[j]);
-#pragma unroll
-    for (int j = 0; j < kFusedBatch; ++j)
 #pragma unroll
       for (int k = 0; k < kFusedItems; ++k) rb[k] += blur::lanesRb(p[j][k]), ga[k] += blur::lanesGa(p[j][k]);
   }
-}
-
-// Byte 3 of each of four pixels, in order.
-__device__ __forceinline__ uint32_t alphaBytes(const uint32_t (&v)[kFusedItems]) {
-  return __byte_perm(__byte_perm(v[0], v[1], 0x0073), __byte_perm(v[2], v[3], 0x0073), 0x5410);
 }
 
 // The block's exclusive prefix of the span's vertical sums (R, G, B) and the alpha bytes
 // into shared memory. Two barriers: after the warp totals are written, and after the
 // prefix is; the next row's writes come after its first barrier, which every thread
 // reaches only when done reading this row's prefix, so one buffer serves every row.
-template <int kGroups, bool kStage = true>
+template <int kGroups>
 __device__ __forceinline__ void fusedScanRow(FusedShared& sh, const uint32_t (&rb)[kFusedItems],
                                              const uint32_t (&ga)[kFusedItems],
                                              const uint32_t (&centre)[kFusedItems]) {
@@ -199,7 +183,8 @@ __device__ __forceinline__ void fusedScanRow(FusedShared& sh, const uint32_t (&r
         make_uint4(run[ch][0] + off, run[ch][1] + off, run[ch][2] + off, run[ch][3] + off);
   }
   // Byte 3 of each centre pixel, in column order.
-  if constexpr (kStage) *reinterpret_cast<uint32_t*>(&sh.alpha[kFusedItems * t]) = alphaBytes(centre);
+  *reinterpret_cast<uint32_t*>(&sh.alpha[kFusedItems * t]) = __byte_perm(
+      __byte_perm(centre[0], centre[1], 0x0073), __byte_perm(centre[2], centre[3], 0x0073), 0x5410);
   groupBarrier<kGroups>();
 }
 
@@ -207,9 +192,8 @@ __device__ __forceinline__ void fusedScanRow(FusedShared& sh, const uint32_t (&r
 // first window column past the span's aligned start), one prefix difference per channel, the
 // rounding division (div from makeHighDivider), alpha of the centre (span column x + off + r).
 template <int kGroups>
-__device__ __forceinline__ void fusedOutputRow(const FusedShared& sh, const unsigned char* alphaRow,
-                                               uchar4* dst, int tileW, int radius, int off,
-                                               const blur::Divider& div) {
+__device__ __forceinline__ void fusedOutputRow(const FusedShared& sh, uchar4* dst, int tileW, int radius,
+                                               int off, const blur::Divider& div) {
   const int t = groupThread<kGroups>(), window = 2 * radius + 1, k = t + off + 3;
 #pragma unroll
   for (int i = 0; i < kFusedItems; ++i) {
@@ -221,7 +205,7 @@ __device__ __forceinline__ void fusedOutputRow(const FusedShared& sh, const unsi
       const uint32_t s2 = sh.prefix[2][a + window] - sh.prefix[2][a];
       dst[x] = make_uchar4(static_cast<unsigned char>(blur::roundDivHigh(s0, div)),
                            static_cast<unsigned char>(blur::roundDivHigh(s1, div)),
-                           static_cast<unsigned char>(blur::roundDivHigh(s2, div)), alphaRow[a - 3 + radius]);
+                           static_cast<unsigned char>(blur::roundDivHigh(s2, div)), sh.alpha[a - 3 + radius]);
     }
   }
 }
@@ -233,25 +217,14 @@ __device__ __forceinline__ void fusedOutputRow(const FusedShared& sh, const unsi
 // 2r + 1 + 6 segLen rows for the block where four windows were 8r + 4. Else each group sums
 // its own window. Block-wide barriers; the words pass through the groups' shared memory,
 // which is free again after the second.
-template <bool kRows>
-__device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const FusedColumns& cols, int yb, int y0,
-                                                   int y1, int segLen, int radius, BorderMode border,
-                                                   FusedShared* groups, unsigned char* alphaRows, int rowsEnd,
-                                                   uint32_t (&rb)[kFusedItems], uint32_t (&ga)[kFusedItems]) {
-  const int group = threadIdx.x / kFusedThreads, s0 = kFusedItems * (threadIdx.x % kFusedThreads);
+__device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const FusedColumns& cols, int y0,
+                                                   int segLen, int radius, BorderMode border,
+                                                   FusedShared* groups, uint32_t (&rb)[kFusedItems],
+                                                   uint32_t (&ga)[kFusedItems]) {
+  const int group = threadIdx.x / kFusedThreads;
   const bool chained = 2 * segLen < 2 * radius + 1;  // block-uniform
-  // kRows: the alpha of the block's rows [yb, rowsEnd), each written once: group 0's window rows
-  // from yb (chained) or each group's own first rows; the rows entering each later group's chain.
-  const auto keepRow = [&](int y, const uint32_t(&p)[kFusedItems]) {
-    if constexpr (kRows)
-      if (y >= yb && y < rowsEnd)
-        *reinterpret_cast<uint32_t*>(alphaRows + (y - yb) * kFusedSpan + s0) = alphaBytes(p);
-  };
   if (group == 0 || !chained) {
-    fusedFirstWindow(in, cols, y0 - radius, 2 * radius + 1, border, rb, ga,
-                     [&](int i, const uint32_t(&p)[kFusedItems]) {
-                       if (i >= radius && (chained || y0 + i - radius < y1)) keepRow(y0 + i - radius, p);
-                     });
+    fusedFirstWindow(in, cols, y0 - radius, 2 * radius + 1, border, rb, ga);
     if (!chained) return;
   } else {
     const int prev = y0 - segLen;  // group g - 1's first row
@@ -260,7 +233,6 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
       uint32_t add[kFusedItems], sub[kFusedItems];
       cols.loadFolded(foldedRow(in, prev + radius + 1 + j, border), add);
       cols.loadFolded(foldedRow(in, prev - radius + j, border), sub);
-      keepRow(prev + radius + 1 + j, add);
 #pragma unroll
       for (int k = 0; k < kFusedItems; ++k) {
         rb[k] += blur::lanesRb(add[k]) - blur::lanesRb(sub[k]);
@@ -291,16 +263,14 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
 // takes one prefix difference per channel: no sums buffer, one launch. The loads for the
 // slide after row y (and the next centre row) are issued before row y's scan, so their
 // latency hides behind its barriers and outputs. Requires 1 <= radius and
-// tile + 2r + 3 <= 1024. kRows (stacked, experiment): the alpha of every row of the block
-// kept in shared memory after the groups' FusedShared, so no centre row is loaded.
-template <int kGroups, bool kRows = false>
+// tile + 2r + 3 <= 1024.
+template <int kGroups>
 __global__ void __launch_bounds__(fusedBlockThreads(kGroups), kFusedBlocksPerSm / kGroups)
     fusedBlurKernel(ConstRgbaView in, RgbaView out, int radius, BorderMode border, blur::Divider div,
                     int tile, int segLen) {
-  static_assert(kGroups > 1 || !kRows, "alpha rows: the stacked form");
   waitForPriorGrid();
   releaseNextGrid();
-  extern __shared__ FusedShared stacked[];  // kGroups > 1: kStackedSharedBytes (+ alpha rows)
+  extern __shared__ FusedShared stacked[];  // kGroups > 1: kStackedSharedBytes
   const int group = kGroups == 1 ? 0 : int(threadIdx.x / kFusedThreads), t = groupThread<kGroups>();
   FusedShared* shared = stacked + group;
   if constexpr (kGroups == 1) {
@@ -308,7 +278,6 @@ __global__ void __launch_bounds__(fusedBlockThreads(kGroups), kFusedBlocksPerSm 
     shared = &single;
   }
   FusedShared& sh = *shared;
-  unsigned char* const alphaRows = reinterpret_cast<unsigned char*>(stacked + kGroups);
   const int w = in.width, h = in.height;
   const int x0 = blockIdx.x * tile, tileW = min(tile, w - x0);
   const int yb = blockIdx.y * kGroups * segLen;  // the block's first row
@@ -318,23 +287,19 @@ __global__ void __launch_bounds__(fusedBlockThreads(kGroups), kFusedBlocksPerSm 
   const int s0 = kFusedItems * t;  // the thread's first span column
   const bool aligned = ((reinterpret_cast<uintptr_t>(in.data) | in.pitch) & 15u) == 0;
   const FusedColumns cols(spanX + s0, tileW + 2 * radius + off - s0, w, border, aligned);
-  const bool chained = 2 * segLen < 2 * radius + 1;
-  // kRows: rows up to here were kept by the window phase; later ones by the loop's `add` rows.
-  const int lastKept = chained ? yb + (kGroups - 1) * segLen + radius : y0 + radius;
   uint32_t rb[kFusedItems] = {}, ga[kFusedItems] = {};
   if constexpr (kGroups == 1) {
     fusedFirstWindow(in, cols, y0 - radius, 2 * radius + 1, border, rb, ga);
   } else {
-    fusedStackedWindow<kRows>(in, cols, yb, y0, y1, segLen, radius, border, stacked, alphaRows,
-                              min(h, yb + kGroups * segLen), rb, ga);
+    fusedStackedWindow(in, cols, y0, segLen, radius, border, stacked, rb, ga);
     if (y0 >= y1) return;  // a group below the frame (the last block's): past its last block barrier
   }
   if (t == 0) sh.prefix[0][3] = sh.prefix[1][3] = sh.prefix[2][3] = 0;  // P(0), never overwritten
-  uint32_t centre[kFusedItems] = {};
-  if constexpr (!kRows) cols.load(imageRow(in, y0), centre);
+  uint32_t centre[kFusedItems];
+  cols.load(imageRow(in, y0), centre);
   for (int y = y0; y < y1; ++y) {
     // Interior rows (the whole window inside the image) need no fold; the test is block-uniform.
-    uint32_t add[kFusedItems], sub[kFusedItems], next[kFusedItems] = {};
+    uint32_t add[kFusedItems], sub[kFusedItems], next[kFusedItems];
     if (y >= radius && y + radius + 1 < h) {
       cols.load(imageRow(in, y + radius + 1), add);
       cols.load(imageRow(in, y - radius), sub);
@@ -342,21 +307,14 @@ __global__ void __launch_bounds__(fusedBlockThreads(kGroups), kFusedBlocksPerSm 
       cols.loadFolded(foldedRow(in, y + radius + 1, border), add);
       cols.loadFolded(foldedRow(in, y - radius, border), sub);
     }
-    if constexpr (!kRows)
-      cols.load(imageRow(in, min(y + 1, y1 - 1)), next);  // past the segment: a harmless repeat
-    fusedScanRow<kGroups, !kRows>(sh, rb, ga, centre);
-    fusedOutputRow<kGroups>(sh, kRows ? alphaRows + (y - yb) * kFusedSpan : sh.alpha, out.row(y) + x0, tileW,
-                            radius, off, div);
+    cols.load(imageRow(in, min(y + 1, y1 - 1)), next);  // past the segment: a harmless repeat
+    fusedScanRow<kGroups>(sh, rb, ga, centre);
+    fusedOutputRow<kGroups>(sh, out.row(y) + x0, tileW, radius, off, div);
 #pragma unroll
     for (int k = 0; k < kFusedItems; ++k) {
       rb[k] += blur::lanesRb(add[k]) - blur::lanesRb(sub[k]);
       ga[k] += blur::lanesGa(add[k]) - blur::lanesGa(sub[k]);
       centre[k] = next[k];
-    }
-    if constexpr (kRows) {
-      const int a = y + radius + 1;
-      if (a < y1 && a > lastKept)
-        *reinterpret_cast<uint32_t*>(alphaRows + (a - yb) * kFusedSpan + s0) = alphaBytes(add);
     }
   }
 }
@@ -381,18 +339,14 @@ FusedGrid fusedGrid(int w, int h, int r, int smCount, int groups) {
   return g;
 }
 
-template <int kGroups, bool kRows = false>
+template <int kGroups>
 void launchFused(ConstRgbaView in, RgbaView out, int radius, BorderMode border, int smCount, bool pdl,
                  cudaStream_t stream) {
   const FusedGrid g = fusedGrid(in.width, in.height, radius, smCount, kGroups);
   const blur::Divider div = blur::makeHighDivider(uint32_t(2 * radius + 1) * uint32_t(2 * radius + 1));
-  const size_t bytes =
-      kGroups == 1 ? 0 : kStackedSharedBytes + (kRows ? size_t(kGroups) * g.rows * kFusedSpan : 0);
-  if (kRows)
-    VP_CUDA_CHECK(cudaFuncSetAttribute(fusedBlurKernel<kGroups, kRows>,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
-  launchKernel(fusedBlurKernel<kGroups, kRows>, dim3(g.tiles, g.segments), dim3(fusedBlockThreads(kGroups)),
-               bytes, stream, pdl, in, out, radius, border, div, g.tile, g.rows);
+  launchKernel(fusedBlurKernel<kGroups>, dim3(g.tiles, g.segments), dim3(fusedBlockThreads(kGroups)),
+               kGroups == 1 ? 0 : kStackedSharedBytes, stream, pdl, in, out, radius, border, div, g.tile,
+               g.rows);
 }
 
 }  // namespace
@@ -404,10 +358,7 @@ void prepareFusedPasses() {
 
 void launchFusedPass(bool stacked, ConstRgbaView in, RgbaView out, int radius, BorderMode border, int smCount,
                      bool pdl, cudaStream_t stream) {
-  const char* rowsEnv = std::getenv("VP_EXP_STACKED_ALPHA");  // experiment: 1 = alpha rows in shared memory
-  if (stacked && rowsEnv && std::atoi(rowsEnv) == 1)
-    launchFused<kStackedGroups, true>(in, out, radius, border, smCount, pdl, stream);
-  else if (stacked)
+  if (stacked)
     launchFused<kStackedGroups>(in, out, radius, border, smCount, pdl, stream);
   else
     launchFused<1>(in, out, radius, border, smCount, pdl, stream);

@@ -50,30 +50,22 @@ BENCHMARK(BM_BoxBlurGpu)
 // radii both take, the fused pass against the sliding two-pass form on short frames, the
 // fused pass at r 50, and one segment a block against four stacked (tall frames take the
 // stacked form). Args: w, h, radius, pass (an index into kForcedPasses).
-struct ForcedPass {
-  BlurPass pass;
-  const char* name;
-};
-constexpr ForcedPass kForcedPasses[] = {{BlurPass::Strips, "strips"},
-                                        {BlurPass::Fused, "fused"},
-                                        {BlurPass::Slide, "slide"},
-                                        {BlurPass::FusedStacked, "fused-stacked"},
-                                        {BlurPass::SlideWide, "slide-wide"}};
+constexpr BlurPass kForcedPasses[] = {BlurPass::Strips, BlurPass::Fused, BlurPass::Slide,
+                                      BlurPass::FusedStacked, BlurPass::SlideWide};
 
 void BM_BoxBlurGpuPass(benchmark::State& state) {
   if (skipWithoutGpu(state)) return;
   const int w = int(state.range(0)), h = int(state.range(1));
   const BlurParams p{int(state.range(2)), 1, BorderMode::Replicate};
-  const ForcedPass forced = kForcedPasses[state.range(3)];
+  const BlurPass forced = kForcedPasses[state.range(3)];
   const DeviceImage in = upload(makeNatural(w, h, 1));
   DeviceImage out(w, h);
   BoxBlurWorkspace ws(w, h);
   Stream stream;
-  timeCudaLoop(state, stream, [&](cudaStream_t s) {
-    detail::boxBlurGpuWithPass(in.view(), out.view(), p, forced.pass, ws, s);
-  });
+  timeCudaLoop(state, stream,
+               [&](cudaStream_t s) { detail::boxBlurGpuWithPass(in.view(), out.view(), p, forced, ws, s); });
   setImageBytes(state, w, h);
-  state.SetLabel(std::string(forced.name) + timingTag());
+  state.SetLabel(std::string(blurPassName(forced)) + timingTag());
 }
 BENCHMARK(BM_BoxBlurGpuPass)
     ->ArgNames({"w", "h", "r", "pass"})

@@ -287,23 +287,6 @@ TEST(BoxBlurArgs, CpuRejectsBadArguments) {
 
 constexpr BlurPass kPasses[] = {BlurPass::Fused, BlurPass::FusedStacked, BlurPass::Slide, BlurPass::SlideWide,
                                 BlurPass::WholeColumns};
-const char* passName(BlurPass pass) {
-  switch (pass) {
-    case BlurPass::Strips:
-      return "strips";
-    case BlurPass::Fused:
-      return "fused";
-    case BlurPass::FusedStacked:
-      return "fused-stacked";
-    case BlurPass::Slide:
-      return "slide";
-    case BlurPass::SlideWide:
-      return "slide-wide";
-    case BlurPass::WholeColumns:
-      return "columns";
-  }
-  return "?";
-}
 
 TEST(BoxBlurArgs, GpuRejectsBadArguments) {
   VP_REQUIRE_GPU();
@@ -365,7 +348,7 @@ void expectGpuMatchesCpu(const GpuCase& c) {
             const test::ImageDiff d =
                 test::compare(gpuBlur(din, out, p, ws, stream, c.pass), cpuBlur(in, p, scratch));
             ASSERT_EQ(d.differing, 0u) << describe(w, h, natural, p) << " "
-                                       << (c.pass ? passName(*c.pass)
+                                       << (c.pass ? blurPassName(*c.pass)
                                            : r    ? ws.policy(w, h, r).name
                                                   : "copy")
                                        << ": " << d.first;
@@ -403,7 +386,7 @@ TEST(BoxBlurGpu, EveryShippedPassMatchesCpu) {
   const std::vector<std::pair<int, int>> sizes = {{1, 1},       {2, 3},    {37, 11},   {130, 70},
                                                   {1921, 1081}, {2100, 9}, {3000, 20}, {4500, 7}};
   for (BlurPass pass : kPasses) {
-    SCOPED_TRACE(passName(pass));
+    SCOPED_TRACE(blurPassName(pass));
     expectGpuMatchesCpu({sizes, {1, 3, 15, 33, 100, 128}, {1, 3}, {false}, pass});
     expectGpuMatchesCpu({{{37, 23}, {1921, 1081}}, {2, 50}, {2}, {true}, pass});
   }
@@ -477,7 +460,7 @@ void expectSubViewsAndBackToBackCalls(BlurPass pass, BlurParams p1 = {100, 3, Bo
 TEST(BoxBlurGpu, SubViewsAndBackToBackCalls) {
   VP_REQUIRE_GPU();
   for (BlurPass pass : kPasses) {
-    SCOPED_TRACE(passName(pass));
+    SCOPED_TRACE(blurPassName(pass));
     expectSubViewsAndBackToBackCalls(pass);
   }
   SCOPED_TRACE("strips");
@@ -490,7 +473,7 @@ TEST(BoxBlurGpu, SanitizerSubset) {
   VP_REQUIRE_GPU();
   expectGpuMatchesCpu({{{1, 1}, {7, 5}, {37, 23}, {130, 70}}, {1, 7, 100}, {1, 3}, {true}, {}});
   for (BlurPass pass : kPasses) {
-    SCOPED_TRACE(passName(pass));
+    SCOPED_TRACE(blurPassName(pass));
     expectGpuMatchesCpu({{{37, 23}, {1100, 12}, {2100, 3}, {4200, 2}}, {3, 40}, {2}, {false}, pass});
   }
   expectGpuMatchesCpu({{{37, 23}, {1100, 12}, {2100, 3}}, {1, 5}, {2}, {false}, BlurPass::Strips});

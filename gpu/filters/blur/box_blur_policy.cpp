@@ -7,6 +7,24 @@
 
 namespace vp {
 
+const char* blurPassName(BlurPass pass) {
+  switch (pass) {
+    case BlurPass::Strips:
+      return "strips";
+    case BlurPass::Fused:
+      return "fused";
+    case BlurPass::FusedStacked:
+      return "fused-stacked";
+    case BlurPass::Slide:
+      return "slide";
+    case BlurPass::SlideWide:
+      return "slide-wide";
+    case BlurPass::WholeColumns:
+      return "columns";
+  }
+  return "?";
+}
+
 BoxBlurPolicy selectBoxBlurPolicy(size_t columnSharedBytes, int width, int height, int radius) {
   // Tall frames (4K) get whole-column blocks narrower than 8 columns: a warp then reads
   // 16-byte row segments, and the two-pass forms lose to the stacked fused pass up to
@@ -25,33 +43,30 @@ BoxBlurPolicy selectBoxBlurPolicy(size_t columnSharedBytes, int width, int heigh
     p.rowEvidence = "BM_BoxBlurGpuVariant 1080p r 15: 8 warps x 2 chunks 1.3 us faster than 16 x 1";
   }
   if (radius <= blur::kMaxStripRadius) {
-    p.name = "strips";
     p.pass = BlurPass::Strips;
     p.evidence =
         "BM_BoxBlurGpuPass (H100, batched) strips against fused: 1080p r 1 / 2 9.4 / 11.2 us against "
         "16.1 / 17.2; two columns a lane from r 3: 1080p r 3 / 4 / 5 10.0 / 10.9 / 12.5 us, 4K r 5 40.0 "
         "against fused 51.9";
   } else if (tall && radius <= 100) {
-    p.name = "fused-stacked";
     p.pass = BlurPass::FusedStacked;
     p.evidence =
         "BM_BoxBlurGpu / BM_BoxBlurGpuPass (H100, batched): 4K r 15 / 50 55.0 / 71.7 us against one segment "
         "a block 57.3 / 79.4 (653aada); r 64 / 80 / 100 77.5 / 85.4 / 101 against slide-wide 103 / 110 / "
         "105; 1080p r 6 16.5 against one segment 15.4";
   } else if (radius <= 15) {
-    p.name = "fused";
     p.pass = BlurPass::Fused;
     p.evidence =
         "BM_BoxBlurGpuPass (H100, batched): 1080p r 15 20.9 us against slide 23.3, r 50 39.6 against "
         "columns 24.3; r 6 / 15 15.4 / 20.7 against stacked 16.5 / 21.0";
   } else {
-    p.name = "columns";
     p.pass = BlurPass::WholeColumns;
     p.evidence =
         "BM_BoxBlurGpuVariant col 1 against BM_BoxBlurGpuSlide: 1080p r 50 28 us against 36 sliding; whole "
         "columns "
         "cost the same at any r (4K 107-110 us at r 1-100)";
   }
+  p.name = blurPassName(p.pass);
   return p;
 }
 

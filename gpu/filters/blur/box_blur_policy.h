@@ -36,12 +36,16 @@ enum class BlurPass { Strips, Fused, FusedStacked, Slide, SlideWide, WholeColumn
 enum class BlurRowPass { Warps8, Warps32, Chunked };
 
 struct BoxBlurPolicy {
-  const char* name;      // "strips", "fused", "fused-stacked", "slide", "slide-wide" or "columns"
+  const char* name;      // blurPassName(pass)
   const char* evidence;  // the measurement that chose the pass (figure and benchmark)
   BlurPass pass;
   BlurRowPass row;          // unused by the one-kernel passes (strips, fused, fused-stacked)
   const char* rowEvidence;  // the measurement that chose the row pass
 };
+
+// A pass's name, as the policy, the benchmark labels and the tests write it: "strips", "fused",
+// "fused-stacked", "slide", "slide-wide" or "columns".
+const char* blurPassName(BlurPass pass);
 
 // The policy for a width x height frame at radius >= 1, given the dynamic shared memory a
 // whole-column block may use on this device (bytes; BoxBlurWorkspace knows it).

@@ -48,10 +48,11 @@ BENCHMARK(BM_BoxBlurGpu)
 
 // One pass forced (detail::boxBlurGpuWithPass): the strip pass against the fused one at the
 // radii both take, the fused pass against the sliding two-pass form on short frames, the
-// fused pass at r 50, and one segment a block against four stacked (tall frames take the
-// stacked form). Args: w, h, radius, pass (an index into kForcedPasses).
-constexpr BlurPass kForcedPasses[] = {BlurPass::Strips, BlurPass::Fused, BlurPass::Slide,
-                                      BlurPass::FusedStacked, BlurPass::SlideWide};
+// fused pass at r 50, one segment a block against four stacked (tall frames take the stacked
+// form), and the stacked form against whole columns past r 100. Args: w, h, radius, pass (an
+// index into kForcedPasses).
+constexpr BlurPass kForcedPasses[] = {BlurPass::Strips,       BlurPass::Fused,     BlurPass::Slide,
+                                      BlurPass::FusedStacked, BlurPass::SlideWide, BlurPass::WholeColumns};
 
 void BM_BoxBlurGpuPass(benchmark::State& state) {
   if (skipWithoutGpu(state)) return;
@@ -75,6 +76,7 @@ BENCHMARK(BM_BoxBlurGpuPass)
     ->ArgsProduct({{1920}, {1080}, {50}, {1}})
     ->ArgsProduct({{3840}, {2160}, {6, 15, 50}, {1, 3}})
     ->ArgsProduct({{3840}, {2160}, {64, 80, 100}, {3, 4}})
+    ->ArgsProduct({{3840}, {2160}, {101, 112, 128}, {3, 5}})
     ->ArgsProduct({{1920}, {1080}, {6, 15}, {3}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);

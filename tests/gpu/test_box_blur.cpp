@@ -372,10 +372,17 @@ TEST(BoxBlurGpu, MatchesCpuOnLargeImages) {
       {{{1921, 1081}, {1920, 1080}}, {0, 1, 2, 7, 15, 50, 100, 128}, {1, 2, 3}, {false, true}, {}});
 }
 
-// 4K: the fused pass up to r = 50, the wide sliding column pass up to 100 (tall frames).
+// 4K: the stacked fused pass, its rows' alpha in shared memory up to r = 64.
 TEST(BoxBlurGpu, MatchesCpuIn4K) {
   VP_REQUIRE_GPU();
-  expectGpuMatchesCpu({{{3840, 2160}, {3841, 2161}}, {1, 15, 50, 51, 100, 128}, {1, 2}, {true}, {}});
+  expectGpuMatchesCpu({{{3840, 2160}, {3841, 2161}}, {1, 15, 50, 64, 65, 100, 128}, {1, 2}, {true}, {}});
+}
+
+// 8K: the stacked fused pass where its rows' alpha no longer fits shared memory beside its
+// segments (the segments grow with the frame's width), so the centre rows are loaded.
+TEST(BoxBlurGpu, MatchesCpuIn8K) {
+  VP_REQUIRE_GPU();
+  expectGpuMatchesCpu({{{7680, 4320}}, {15, 64}, {1}, {true}, {}});
 }
 
 // Every shipped pass configuration at odd sizes, whatever the policy would pick there:

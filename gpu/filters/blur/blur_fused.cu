@@ -20,6 +20,9 @@ constexpr int kFusedSpan = kFusedThreads * kFusedItems;  // tile + 2r halo colum
 constexpr int kFusedBatch = 4;        //   first-window rows whose loads are issued together
 constexpr int kFusedBlocksPerSm = 4;  //   register cap (64) and the grid's target (groups, when stacked)
 constexpr int kStackedGroups = 4;     // stacked form: groups of kFusedThreads a block, a segment each
+// The stacked form keeps its rows' alpha in shared memory up to this radius (where measured
+// faster; beyond, the centre rows are loaded: docs/design/box_blur.md).
+constexpr int kAlphaRowsMaxRadius = 64;
 constexpr int fusedBlockThreads(int groups) { return groups * kFusedThreads; }
 static_assert(kFusedItems == 4, "the fused pass stores a thread's prefix and alphas as one uint4 / uint32");
 
@@ -34,13 +37,21 @@ struct FusedShared {
 };
 
 // A stacked block's dynamic shared memory: a FusedShared per group; before the row loops the
-// same bytes carry the groups' first-window words (fusedStackedWindow).
+// same bytes carry the groups' first-window words (fusedStackedWindow). With alpha rows, the
+// alpha bytes of every span column of the block's rows follow (kFusedSpan bytes a row).
 constexpr size_t kStackedSharedBytes = kStackedGroups * sizeof(FusedShared);
 static_assert(kStackedSharedBytes >= kStackedGroups * kFusedThreads * 2 * sizeof(uint4),
               "the first-window words fit the groups' shared memory");
+constexpr size_t stackedSharedBytes(bool alphaRows, int segLen) {
+  return kStackedSharedBytes + (alphaRows ? size_t(kStackedGroups) * size_t(segLen) * kFusedSpan : 0);
+}
 
-// The thread's index in its group of kFusedThreads, and the group's barrier (the block's when
-// it is one group, else named barrier 1 + group).
+// The thread's group and its index in that group of kFusedThreads, and the group's barrier
+// (the block's when it is one group, else named barrier 1 + group).
+template <int kGroups>
+__device__ __forceinline__ int groupIndex() {
+  return kGroups == 1 ? 0 : int(threadIdx.x / kFusedThreads);
+}
 template <int kGroups>
 __device__ __forceinline__ int groupThread() {
   return kGroups == 1 ? int(threadIdx.x) : int(threadIdx.x % kFusedThreads);
@@ -50,8 +61,7 @@ __device__ __forceinline__ void groupBarrier() {
   if constexpr (kGroups == 1)
     __syncthreads();
   else
-    asm volatile("bar.sync %0, %1;" ::"r"(1 + int(threadIdx.x / kFusedThreads)), "r"(kFusedThreads)
-                 : "memory");
+    asm volatile("bar.sync %0, %1;" ::"r"(1 + groupIndex<kGroups>()), "r"(kFusedThreads) : "memory");
 }
 
 // A thread's kFusedItems span columns c0 .. c0+3 (c0 a multiple of 4: the span starts on one):
@@ -108,10 +118,15 @@ __device__ __forceinline__ const char* foldedRow(ConstRgbaView in, int y, Border
 // Vertical window sums (R|B, G|A lanes) of the thread's columns over rows [top, top+count):
 // kFusedBatch rows of loads issued together; where every row lies in the image (a
 // block-uniform test) without the fold, each batch's lanes summed in one chain of
-// three-input adds.
+// three-input adds. keep(i, samples) sees window row i's samples once (the stacked form keeps
+// some rows' alpha).
+struct NoKeep {
+  __device__ void operator()(int, const uint32_t (&)[kFusedItems]) const {}
+};
+template <class Keep = NoKeep>
 __device__ __forceinline__ void fusedFirstWindow(ConstRgbaView in, const FusedColumns& cols, int top,
                                                  int count, BorderMode border, uint32_t (&rb)[kFusedItems],
-                                                 uint32_t (&ga)[kFusedItems]) {
+                                                 uint32_t (&ga)[kFusedItems], const Keep& keep = {}) {
   if (top >= 0 && top + count <= in.height) {
     const char* row = imageRow(in, top);
     int i = 0;
@@ -119,6 +134,8 @@ __device__ __forceinline__ void fusedFirstWindow(ConstRgbaView in, const FusedCo
       uint32_t p[kFusedBatch][kFusedItems];
 #pragma unroll
       for (int j = 0; j < kFusedBatch; ++j) cols.load(row + j * in.pitch, p[j]);
+#pragma unroll
+      for (int j = 0; j < kFusedBatch; ++j) keep(i + j, p[j]);
 #pragma unroll
       for (int k = 0; k < kFusedItems; ++k) {
         static_assert(kFusedBatch == 4, "the batch's sum below takes four rows");
@@ -131,6 +148,7 @@ __device__ __forceinline__ void fusedFirstWindow(ConstRgbaView in, const FusedCo
     for (; i < count; ++i, row += in.pitch) {
       uint32_t p[kFusedItems];
       cols.load(row, p);
+      keep(i, p);
 #pragma unroll
       for (int k = 0; k < kFusedItems; ++k) rb[k] += blur::lanesRb(p[k]), ga[k] += blur::lanesGa(p[k]);
     }
@@ -143,16 +161,24 @@ __device__ __forceinline__ void fusedFirstWindow(ConstRgbaView in, const FusedCo
       cols.loadFolded(i + j < count ? foldedRow(in, top + i + j, border) : nullptr, p[j]);
 #pragma unroll
     for (int j = 0; j < kFusedBatch; ++j)
+      if (i + j < count) keep(i + j, p[j]);
+#pragma unroll
+    for (int j = 0; j < kFusedBatch; ++j)
 #pragma unroll
       for (int k = 0; k < kFusedItems; ++k) rb[k] += blur::lanesRb(p[j][k]), ga[k] += blur::lanesGa(p[j][k]);
   }
+}
+
+// Byte 3 of each of four pixels, in order.
+__device__ __forceinline__ uint32_t alphaBytes(const uint32_t (&v)[kFusedItems]) {
+  return __byte_perm(__byte_perm(v[0], v[1], 0x0073), __byte_perm(v[2], v[3], 0x0073), 0x5410);
 }
 
 // The block's exclusive prefix of the span's vertical sums (R, G, B) and the alpha bytes
 // into shared memory. Two barriers: after the warp totals are written, and after the
 // prefix is; the next row's writes come after its first barrier, which every thread
 // reaches only when done reading this row's prefix, so one buffer serves every row.
-template <int kGroups>
+template <int kGroups, bool kStage = true>
 __device__ __forceinline__ void fusedScanRow(FusedShared& sh, const uint32_t (&rb)[kFusedItems],
                                              const uint32_t (&ga)[kFusedItems],
                                              const uint32_t (&centre)[kFusedItems]) {
@@ -183,8 +209,7 @@ __device__ __forceinline__ void fusedScanRow(FusedShared& sh, const uint32_t (&r
         make_uint4(run[ch][0] + off, run[ch][1] + off, run[ch][2] + off, run[ch][3] + off);
   }
   // Byte 3 of each centre pixel, in column order.
-  *reinterpret_cast<uint32_t*>(&sh.alpha[kFusedItems * t]) = __byte_perm(
-      __byte_perm(centre[0], centre[1], 0x0073), __byte_perm(centre[2], centre[3], 0x0073), 0x5410);
+  if constexpr (kStage) *reinterpret_cast<uint32_t*>(&sh.alpha[kFusedItems * t]) = alphaBytes(centre);
   groupBarrier<kGroups>();
 }
 
@@ -192,8 +217,9 @@ __device__ __forceinline__ void fusedScanRow(FusedShared& sh, const uint32_t (&r
 // first window column past the span's aligned start), one prefix difference per channel, the
 // rounding division (div from makeHighDivider), alpha of the centre (span column x + off + r).
 template <int kGroups>
-__device__ __forceinline__ void fusedOutputRow(const FusedShared& sh, uchar4* dst, int tileW, int radius,
-                                               int off, const blur::Divider& div) {
+__device__ __forceinline__ void fusedOutputRow(const FusedShared& sh, const unsigned char* alphaRow,
+                                               uchar4* dst, int tileW, int radius, int off,
+                                               const blur::Divider& div) {
   const int t = groupThread<kGroups>(), window = 2 * radius + 1, k = t + off + 3;
 #pragma unroll
   for (int i = 0; i < kFusedItems; ++i) {
@@ -205,7 +231,7 @@ __device__ __forceinline__ void fusedOutputRow(const FusedShared& sh, uchar4* ds
       const uint32_t s2 = sh.prefix[2][a + window] - sh.prefix[2][a];
       dst[x] = make_uchar4(static_cast<unsigned char>(blur::roundDivHigh(s0, div)),
                            static_cast<unsigned char>(blur::roundDivHigh(s1, div)),
-                           static_cast<unsigned char>(blur::roundDivHigh(s2, div)), sh.alpha[a - 3 + radius]);
+                           static_cast<unsigned char>(blur::roundDivHigh(s2, div)), alphaRow[a - 3 + radius]);
     }
   }
 }
@@ -217,14 +243,25 @@ __device__ __forceinline__ void fusedOutputRow(const FusedShared& sh, uchar4* ds
 // 2r + 1 + 6 segLen rows for the block where four windows were 8r + 4. Else each group sums
 // its own window. Block-wide barriers; the words pass through the groups' shared memory,
 // which is free again after the second.
-__device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const FusedColumns& cols, int y0,
-                                                   int segLen, int radius, BorderMode border,
-                                                   FusedShared* groups, uint32_t (&rb)[kFusedItems],
-                                                   uint32_t (&ga)[kFusedItems]) {
-  const int group = threadIdx.x / kFusedThreads;
+template <bool kRows>
+__device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const FusedColumns& cols, int yb, int y0,
+                                                   int y1, int segLen, int radius, BorderMode border,
+                                                   FusedShared* groups, unsigned char* alphaRows, int rowsEnd,
+                                                   uint32_t (&rb)[kFusedItems], uint32_t (&ga)[kFusedItems]) {
+  const int group = groupIndex<kStackedGroups>(), s0 = kFusedItems * groupThread<kStackedGroups>();
   const bool chained = 2 * segLen < 2 * radius + 1;  // block-uniform
+  // kRows: the alpha of the block's rows [yb, rowsEnd), each written once: group 0's window rows
+  // from yb (chained) or each group's own first rows; the rows entering each later group's chain.
+  const auto keepRow = [&](int y, const uint32_t(&p)[kFusedItems]) {
+    if constexpr (kRows)
+      if (y >= yb && y < rowsEnd)
+        *reinterpret_cast<uint32_t*>(alphaRows + (y - yb) * kFusedSpan + s0) = alphaBytes(p);
+  };
   if (group == 0 || !chained) {
-    fusedFirstWindow(in, cols, y0 - radius, 2 * radius + 1, border, rb, ga);
+    fusedFirstWindow(in, cols, y0 - radius, 2 * radius + 1, border, rb, ga,
+                     [&](int i, const uint32_t(&p)[kFusedItems]) {
+                       if (i >= radius && (chained || y0 + i - radius < y1)) keepRow(y0 + i - radius, p);
+                     });
     if (!chained) return;
   } else {
     const int prev = y0 - segLen;  // group g - 1's first row
@@ -233,6 +270,7 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
       uint32_t add[kFusedItems], sub[kFusedItems];
       cols.loadFolded(foldedRow(in, prev + radius + 1 + j, border), add);
       cols.loadFolded(foldedRow(in, prev - radius + j, border), sub);
+      keepRow(prev + radius + 1 + j, add);
 #pragma unroll
       for (int k = 0; k < kFusedItems; ++k) {
         rb[k] += blur::lanesRb(add[k]) - blur::lanesRb(sub[k]);
@@ -263,21 +301,25 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
 // takes one prefix difference per channel: no sums buffer, one launch. The loads for the
 // slide after row y (and the next centre row) are issued before row y's scan, so their
 // latency hides behind its barriers and outputs. Requires 1 <= radius and
-// tile + 2r + 3 <= 1024.
-template <int kGroups>
+// tile + 2r + 3 <= 1024. kRows (stacked): the alpha of every row of the block kept in shared
+// memory after the groups' FusedShared, each row written once from a load the sums need
+// anyway, so no centre row is loaded (a third of the row loop's loads).
+template <int kGroups, bool kRows = false>
 __global__ void __launch_bounds__(fusedBlockThreads(kGroups), kFusedBlocksPerSm / kGroups)
     fusedBlurKernel(ConstRgbaView in, RgbaView out, int radius, BorderMode border, blur::Divider div,
                     int tile, int segLen) {
+  static_assert(kGroups > 1 || !kRows, "alpha rows: the stacked form");
   waitForPriorGrid();
   releaseNextGrid();
-  extern __shared__ FusedShared stacked[];  // kGroups > 1: kStackedSharedBytes
-  const int group = kGroups == 1 ? 0 : int(threadIdx.x / kFusedThreads), t = groupThread<kGroups>();
+  extern __shared__ FusedShared stacked[];  // kGroups > 1: stackedSharedBytes(kRows, segLen)
+  const int group = groupIndex<kGroups>(), t = groupThread<kGroups>();
   FusedShared* shared = stacked + group;
   if constexpr (kGroups == 1) {
     __shared__ FusedShared single;  // 13.2 KB: static, no opt-in
     shared = &single;
   }
   FusedShared& sh = *shared;
+  unsigned char* const alphaRows = reinterpret_cast<unsigned char*>(stacked + kGroups);
   const int w = in.width, h = in.height;
   const int x0 = blockIdx.x * tile, tileW = min(tile, w - x0);
   const int yb = blockIdx.y * kGroups * segLen;  // the block's first row
@@ -287,19 +329,23 @@ __global__ void __launch_bounds__(fusedBlockThreads(kGroups), kFusedBlocksPerSm 
   const int s0 = kFusedItems * t;  // the thread's first span column
   const bool aligned = ((reinterpret_cast<uintptr_t>(in.data) | in.pitch) & 15u) == 0;
   const FusedColumns cols(spanX + s0, tileW + 2 * radius + off - s0, w, border, aligned);
+  const bool chained = 2 * segLen < 2 * radius + 1;
+  // kRows: rows up to here were kept by the window phase; later ones by the loop's `add` rows.
+  const int lastKept = chained ? yb + (kGroups - 1) * segLen + radius : y0 + radius;
   uint32_t rb[kFusedItems] = {}, ga[kFusedItems] = {};
   if constexpr (kGroups == 1) {
     fusedFirstWindow(in, cols, y0 - radius, 2 * radius + 1, border, rb, ga);
   } else {
-    fusedStackedWindow(in, cols, y0, segLen, radius, border, stacked, rb, ga);
+    fusedStackedWindow<kRows>(in, cols, yb, y0, y1, segLen, radius, border, stacked, alphaRows,
+                              min(h, yb + kGroups * segLen), rb, ga);
     if (y0 >= y1) return;  // a group below the frame (the last block's): past its last block barrier
   }
   if (t == 0) sh.prefix[0][3] = sh.prefix[1][3] = sh.prefix[2][3] = 0;  // P(0), never overwritten
-  uint32_t centre[kFusedItems];
-  cols.load(imageRow(in, y0), centre);
+  uint32_t centre[kFusedItems] = {};
+  if constexpr (!kRows) cols.load(imageRow(in, y0), centre);
   for (int y = y0; y < y1; ++y) {
     // Interior rows (the whole window inside the image) need no fold; the test is block-uniform.
-    uint32_t add[kFusedItems], sub[kFusedItems], next[kFusedItems];
+    uint32_t add[kFusedItems], sub[kFusedItems], next[kFusedItems] = {};
     if (y >= radius && y + radius + 1 < h) {
       cols.load(imageRow(in, y + radius + 1), add);
       cols.load(imageRow(in, y - radius), sub);
@@ -307,14 +353,21 @@ __global__ void __launch_bounds__(fusedBlockThreads(kGroups), kFusedBlocksPerSm 
       cols.loadFolded(foldedRow(in, y + radius + 1, border), add);
       cols.loadFolded(foldedRow(in, y - radius, border), sub);
     }
-    cols.load(imageRow(in, min(y + 1, y1 - 1)), next);  // past the segment: a harmless repeat
-    fusedScanRow<kGroups>(sh, rb, ga, centre);
-    fusedOutputRow<kGroups>(sh, out.row(y) + x0, tileW, radius, off, div);
+    if constexpr (!kRows)
+      cols.load(imageRow(in, min(y + 1, y1 - 1)), next);  // past the segment: a harmless repeat
+    fusedScanRow<kGroups, !kRows>(sh, rb, ga, centre);
+    fusedOutputRow<kGroups>(sh, kRows ? alphaRows + (y - yb) * kFusedSpan : sh.alpha, out.row(y) + x0, tileW,
+                            radius, off, div);
 #pragma unroll
     for (int k = 0; k < kFusedItems; ++k) {
       rb[k] += blur::lanesRb(add[k]) - blur::lanesRb(sub[k]);
       ga[k] += blur::lanesGa(add[k]) - blur::lanesGa(sub[k]);
       centre[k] = next[k];
+    }
+    if constexpr (kRows) {
+      const int a = y + radius + 1;
+      if (a < y1 && a > lastKept)
+        *reinterpret_cast<uint32_t*>(alphaRows + (a - yb) * kFusedSpan + s0) = alphaBytes(add);
     }
   }
 }
@@ -339,29 +392,38 @@ FusedGrid fusedGrid(int w, int h, int r, int smCount, int groups) {
   return g;
 }
 
-template <int kGroups>
-void launchFused(ConstRgbaView in, RgbaView out, int radius, BorderMode border, int smCount, bool pdl,
+template <int kGroups, bool kRows = false>
+void launchFused(const FusedGrid& g, ConstRgbaView in, RgbaView out, int radius, BorderMode border, bool pdl,
                  cudaStream_t stream) {
-  const FusedGrid g = fusedGrid(in.width, in.height, radius, smCount, kGroups);
   const blur::Divider div = blur::makeHighDivider(uint32_t(2 * radius + 1) * uint32_t(2 * radius + 1));
-  launchKernel(fusedBlurKernel<kGroups>, dim3(g.tiles, g.segments), dim3(fusedBlockThreads(kGroups)),
-               kGroups == 1 ? 0 : kStackedSharedBytes, stream, pdl, in, out, radius, border, div, g.tile,
-               g.rows);
+  launchKernel(fusedBlurKernel<kGroups, kRows>, dim3(g.tiles, g.segments), dim3(fusedBlockThreads(kGroups)),
+               kGroups == 1 ? 0 : stackedSharedBytes(kRows, g.rows), stream, pdl, in, out, radius, border,
+               div, g.tile, g.rows);
 }
 
 }  // namespace
 
-void prepareFusedPasses() {
+size_t prepareFusedPasses(size_t sharedOptin) {
   VP_CUDA_CHECK(cudaFuncSetAttribute(fusedBlurKernel<kStackedGroups>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, int(kStackedSharedBytes)));
+  VP_CUDA_CHECK(cudaFuncSetAttribute(fusedBlurKernel<kStackedGroups, true>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, int(sharedOptin)));
+  return sharedOptin;
 }
 
-void launchFusedPass(bool stacked, ConstRgbaView in, RgbaView out, int radius, BorderMode border, int smCount,
-                     bool pdl, cudaStream_t stream) {
-  if (stacked)
-    launchFused<kStackedGroups>(in, out, radius, border, smCount, pdl, stream);
+void launchFusedPass(bool stacked, ConstRgbaView in, RgbaView out, int radius, BorderMode border,
+                     const FusedLimits& limits, bool pdl, cudaStream_t stream) {
+  if (!stacked) {
+    launchFused<1>(fusedGrid(in.width, in.height, radius, limits.smCount, 1), in, out, radius, border, pdl,
+                   stream);
+    return;
+  }
+  const FusedGrid g = fusedGrid(in.width, in.height, radius, limits.smCount, kStackedGroups);
+  // Alpha rows where they fit (a tall, very wide frame's segments may not).
+  if (radius <= kAlphaRowsMaxRadius && stackedSharedBytes(true, g.rows) <= limits.stackedShared)
+    launchFused<kStackedGroups, true>(g, in, out, radius, border, pdl, stream);
   else
-    launchFused<1>(in, out, radius, border, smCount, pdl, stream);
+    launchFused<kStackedGroups>(g, in, out, radius, border, pdl, stream);
 }
 
 }  // namespace vp::blur

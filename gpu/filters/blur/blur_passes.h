@@ -61,10 +61,18 @@ void launchRowPass(BlurRowPass row, ImageView<const ushort4> sums, RgbaView out,
 
 // ---- fused pass (blur_fused.cu): both axes in one kernel, no sums buffer; `stacked`: four row
 // segments a block, one above the other (BlurPass::FusedStacked)
-// Allows the stacked form its dynamic shared memory (54 KB, within every sm_75+ opt-in limit).
-void prepareFusedPasses();
-void launchFusedPass(bool stacked, ConstRgbaView in, RgbaView out, int radius, BorderMode border, int smCount,
-                     bool pdl, cudaStream_t stream);
+// Allows the stacked form its dynamic shared memory: 54 KB (within every sm_75+ opt-in limit),
+// and up to the opt-in limit where it keeps its rows' alpha (r <= 64, 4 KB a segment row);
+// returns the bytes a stacked block may use.
+size_t prepareFusedPasses(size_t sharedOptin);
+// The device as the fused pass sizes its grid (multiprocessors) and its shared memory (the
+// bytes prepareFusedPasses returned).
+struct FusedLimits {
+  int smCount = 1;
+  size_t stackedShared = 0;
+};
+void launchFusedPass(bool stacked, ConstRgbaView in, RgbaView out, int radius, BorderMode border,
+                     const FusedLimits& limits, bool pdl, cudaStream_t stream);
 
 // ---- strip pass (blur_strips.cu): both axes in one kernel, a warp a strip of columns, no
 // shared memory; radius 1..kMaxStripRadius (blur_strips.h), std::invalid_argument beyond

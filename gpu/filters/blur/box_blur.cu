@@ -29,7 +29,7 @@ struct BoxBlurWorkspaceAccess {
   }
   static size_t columnShared(const BoxBlurWorkspace& ws) { return ws.columnSharedBytes_; }
   static bool pdl(const BoxBlurWorkspace& ws) { return ws.pdl_; }
-  static int smCount(const BoxBlurWorkspace& ws) { return ws.smCount_; }
+  static blur::FusedLimits fused(const BoxBlurWorkspace& ws) { return {ws.smCount_, ws.fusedSharedBytes_}; }
 };
 
 BoxBlurWorkspace::BoxBlurWorkspace(int maxWidth, int maxHeight) : maxWidth_(maxWidth), maxHeight_(maxHeight) {
@@ -42,7 +42,7 @@ BoxBlurWorkspace::BoxBlurWorkspace(int maxWidth, int maxHeight) : maxWidth_(maxW
   pdl_ = pdlAvailable();
   columnSharedBytes_ = blur::prepareColumnPasses(size_t(optin));
   const size_t rowShared = blur::prepareRowPasses(size_t(optin));
-  blur::prepareFusedPasses();
+  fusedSharedBytes_ = blur::prepareFusedPasses(size_t(optin));
   if (blur::columnSmemBytes(maxHeight, 1) > columnSharedBytes_ || blur::rowSmemBytes(maxWidth) > rowShared)
     throw std::invalid_argument("BoxBlurWorkspace: " + std::to_string(maxWidth) + "x" +
                                 std::to_string(maxHeight) + " needs more shared memory than this device has");
@@ -75,7 +75,7 @@ void runPolicy(ConstRgbaView in, RgbaView out, const BlurParams& params, const B
       case BlurPass::Fused:
       case BlurPass::FusedStacked:
         blur::launchFusedPass(policy.pass == BlurPass::FusedStacked, src, dst, r, params.border,
-                              BoxBlurWorkspaceAccess::smCount(ws), firstPdl, stream);
+                              BoxBlurWorkspaceAccess::fused(ws), firstPdl, stream);
         break;
       case BlurPass::Slide:
       case BlurPass::SlideWide:

@@ -59,6 +59,7 @@ class BoxBlurWorkspace {
   size_t columnSharedBytes_ = 0;  // bytes of dynamic shared memory a whole-column block may use
   bool pdl_ = false;              // device supports programmatic dependent launch (sm_90+)
   int smCount_ = 1;               // multiprocessors: the fused pass sizes its grid by them
+  size_t fusedSharedBytes_ = 0;   // bytes of dynamic shared memory a stacked fused block may use
 };
 
 // Blurs `in` into `out` (same size, must not overlap) on `stream` with the passes

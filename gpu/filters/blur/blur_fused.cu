@@ -375,9 +375,11 @@ __global__ void __launch_bounds__(fusedBlockThreads(kGroups), kFusedBlocksPerSm 
 // The fused pass's grid: `tiles` tiles of `tile` output columns (balanced, so the last is
 // not a sliver) by `segments` blocks down the frame, each `groups` segments of `rows` output
 // rows. Rows: about kFusedBlocksPerSm segments per SM (fewer leave the per-row barriers'
-// latency exposed), but at least r/4, so the first window stays below a segment's work: a
+// latency exposed), but a block at least r/4, so the first windows stay below its work: a
 // window row costs a thread ~30 instructions (4 loads and lane sums), an output row ~400
-// (three rows of loads, scan, 4 outputs), so 2r+1 window rows ~ r/7 output rows.
+// (three rows of loads, scan, 4 outputs), so 2r+1 window rows ~ r/7 output rows. A stacked
+// block's chained windows (2r+1 + 6 rows window rows) serve its four segments, so each
+// segment needs only r/16.
 struct FusedGrid {
   int tile, tiles, rows, segments;
 };
@@ -387,7 +389,8 @@ FusedGrid fusedGrid(int w, int h, int r, int smCount, int groups) {
   g.tiles = (w + widest - 1) / widest;
   g.tile = (w + g.tiles - 1) / g.tiles;
   const int segments = std::max(1, kFusedBlocksPerSm * smCount / g.tiles);
-  g.rows = std::min(std::max((h + segments - 1) / segments, (r + 3) / 4), h);
+  const int least = (r + 4 * groups - 1) / (4 * groups);
+  g.rows = std::min(std::max((h + segments - 1) / segments, least), h);
   g.segments = (h + groups * g.rows - 1) / (groups * g.rows);
   return g;
 }

@@ -37,11 +37,12 @@ struct FusedShared {
 };
 
 // A stacked block's dynamic shared memory: a FusedShared per group; before the row loops the
-// same bytes carry the groups' first-window words (fusedStackedWindow). With alpha rows, the
-// alpha bytes of every span column of the block's rows follow (kFusedSpan bytes a row).
-constexpr size_t kStackedSharedBytes = kStackedGroups * sizeof(FusedShared);
-static_assert(kStackedSharedBytes >= kStackedGroups * kFusedThreads * 2 * sizeof(uint4),
-              "the first-window words fit the groups' shared memory");
+// same bytes carry the groups' first-window words (fusedStackedWindow: R|B and G|A words of
+// each thread's part of the first group's window, and of the later groups' differences). With
+// alpha rows, the alpha bytes of every span column of the block's rows follow (kFusedSpan
+// bytes a row).
+constexpr size_t kStackedWindowBytes = (2 * kStackedGroups - 1) * kFusedThreads * 2 * sizeof(uint4);
+constexpr size_t kStackedSharedBytes = std::max(kStackedGroups * sizeof(FusedShared), kStackedWindowBytes);
 constexpr size_t stackedSharedBytes(bool alphaRows, int segLen) {
   return kStackedSharedBytes + (alphaRows ? size_t(kStackedGroups) * size_t(segLen) * kFusedSpan : 0);
 }
@@ -237,33 +238,38 @@ __device__ __forceinline__ void fusedOutputRow(const FusedShared& sh, const unsi
 }
 
 // A stacked block's first windows: group g's segment starts segLen rows below group g - 1's.
-// When two segments' windows overlap by more than segLen rows (2 segLen < 2r + 1), group 0
-// sums its whole window and group g > 0 only the rows entering and leaving between group
-// g - 1's first row and its own (segLen each), then adds the words of the groups before it:
-// 2r + 1 + 6 segLen rows for the block where four windows were 8r + 4. Else each group sums
-// its own window. Block-wide barriers; the words pass through the groups' shared memory,
-// which is free again after the second.
+// When two segments' windows overlap by more than segLen rows (2 segLen < 2r + 1), group g's
+// window is the first group's, W, plus the differences D_1 .. D_g, D_j the segLen rows
+// entering less the segLen leaving between group j - 1's first row and group j's. Group g > 0
+// sums D_g, and the 2r + 1 rows of W are split among the four groups so that each loads about
+// a quarter of the block's 2r + 1 + 6 segLen rows (four windows were 8r + 4): the first
+// group's window, alone, was the block's longest chain of loads. The words pass through shared
+// memory between two block barriers (it is free again after the second). Else each group sums
+// its own window.
 template <bool kRows>
 __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const FusedColumns& cols, int yb, int y0,
                                                    int y1, int segLen, int radius, BorderMode border,
                                                    FusedShared* groups, unsigned char* alphaRows, int rowsEnd,
                                                    uint32_t (&rb)[kFusedItems], uint32_t (&ga)[kFusedItems]) {
-  const int group = groupIndex<kStackedGroups>(), s0 = kFusedItems * groupThread<kStackedGroups>();
-  const bool chained = 2 * segLen < 2 * radius + 1;  // block-uniform
-  // kRows: the alpha of the block's rows [yb, rowsEnd), each written once: group 0's window rows
-  // from yb (chained) or each group's own first rows; the rows entering each later group's chain.
+  const int group = groupIndex<kStackedGroups>(), t = groupThread<kStackedGroups>(), s0 = kFusedItems * t;
+  const int n = 2 * radius + 1, m = 2 * segLen;  // loads of W, of a difference
+  const bool chained = m < n;                    // block-uniform
+  // kRows: the alpha of the block's rows [yb, rowsEnd), each written once by the group that
+  // loads it as a window row (W's rows from yb, or each group's own first rows) or an entering one.
   const auto keepRow = [&](int y, const uint32_t(&p)[kFusedItems]) {
     if constexpr (kRows)
       if (y >= yb && y < rowsEnd)
         *reinterpret_cast<uint32_t*>(alphaRows + (y - yb) * kFusedSpan + s0) = alphaBytes(p);
   };
-  if (group == 0 || !chained) {
-    fusedFirstWindow(in, cols, y0 - radius, 2 * radius + 1, border, rb, ga,
-                     [&](int i, const uint32_t(&p)[kFusedItems]) {
-                       if (i >= radius && (chained || y0 + i - radius < y1)) keepRow(y0 + i - radius, p);
-                     });
-    if (!chained) return;
-  } else {
+  if (!chained) {
+    fusedFirstWindow(in, cols, y0 - radius, n, border, rb, ga, [&](int i, const uint32_t(&p)[kFusedItems]) {
+      if (i >= radius && y0 + i - radius < y1) keepRow(y0 + i - radius, p);
+    });
+    return;
+  }
+  uint4* words = reinterpret_cast<uint4*>(groups);  // [group][thread]: W's part, then [group - 1][thread]: D
+  uint4* diffs = words + 2 * kStackedGroups * kFusedThreads;
+  if (group > 0) {
     const int prev = y0 - segLen;  // group g - 1's first row
 #pragma unroll 4
     for (int j = 0; j < segLen; ++j) {
@@ -277,16 +283,32 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
         ga[k] += blur::lanesGa(add[k]) - blur::lanesGa(sub[k]);
       }
     }
+    const int d = 2 * ((group - 1) * kFusedThreads + t);
+    diffs[d] = make_uint4(rb[0], rb[1], rb[2], rb[3]);
+    diffs[d + 1] = make_uint4(ga[0], ga[1], ga[2], ga[3]);
+#pragma unroll
+    for (int k = 0; k < kFusedItems; ++k) rb[k] = ga[k] = 0;
   }
-  uint4* words = reinterpret_cast<uint4*>(groups);  // [group][thread]: rb, ga
+  // W's rows [first, last): group 0 `share` of them, each later group share - m beside its D.
+  const int share = (n + 3 * m + kStackedGroups - 1) / kStackedGroups;
+  const int first = group == 0 ? 0 : min(n, share + (group - 1) * (share - m));
+  const int last = min(n, share + group * (share - m));
+  fusedFirstWindow(in, cols, yb - radius + first, last - first, border, rb, ga,
+                   [&](int i, const uint32_t(&p)[kFusedItems]) { keepRow(yb - radius + first + i, p); });
   words[2 * threadIdx.x] = make_uint4(rb[0], rb[1], rb[2], rb[3]);
   words[2 * threadIdx.x + 1] = make_uint4(ga[0], ga[1], ga[2], ga[3]);
   __syncthreads();
-  for (int i = threadIdx.x % kFusedThreads; i < threadIdx.x; i += kFusedThreads) {
-    const uint4 r4 = words[2 * i], g4 = words[2 * i + 1];
+  const auto add = [&](const uint4* w) {
+    const uint4 r4 = w[0], g4 = w[1];
     rb[0] += r4.x, rb[1] += r4.y, rb[2] += r4.z, rb[3] += r4.w;
     ga[0] += g4.x, ga[1] += g4.y, ga[2] += g4.z, ga[3] += g4.w;
-  }
+  };
+#pragma unroll
+  for (int g = 0; g < kStackedGroups; ++g)
+    if (g != group) add(words + 2 * (g * kFusedThreads + t));
+#pragma unroll
+  for (int g = 1; g < kStackedGroups; ++g)
+    if (g <= group) add(diffs + 2 * ((g - 1) * kFusedThreads + t));
   __syncthreads();
 }
 
@@ -319,7 +341,7 @@ __global__ void __launch_bounds__(fusedBlockThreads(kGroups), kFusedBlocksPerSm 
     shared = &single;
   }
   FusedShared& sh = *shared;
-  unsigned char* const alphaRows = reinterpret_cast<unsigned char*>(stacked + kGroups);
+  unsigned char* const alphaRows = reinterpret_cast<unsigned char*>(stacked) + kStackedSharedBytes;
   const int w = in.width, h = in.height;
   const int x0 = blockIdx.x * tile, tileW = min(tile, w - x0);
   const int yb = blockIdx.y * kGroups * segLen;  // the block's first row

@@ -77,7 +77,9 @@ BENCHMARK(BM_BoxBlurGpuPass)
     ->ArgsProduct({{3840}, {2160}, {6, 15, 50}, {1, 3}})
     ->ArgsProduct({{3840}, {2160}, {64, 80, 100}, {3, 4}})
     ->ArgsProduct({{3840}, {2160}, {101, 112, 128}, {3, 5}})
-    ->ArgsProduct({{1920}, {1080}, {6, 15}, {3}})
+    ->ArgsProduct({{1920}, {1080}, {6, 8, 10, 12, 15, 20, 30, 50, 100, 128}, {3}})
+    ->ArgsProduct({{1920}, {1080}, {20, 30, 50, 100, 128}, {5}})
+    ->ArgsProduct({{1280}, {720}, {6, 10, 15, 30, 50, 100}, {1, 3, 5}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

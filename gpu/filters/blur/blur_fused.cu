@@ -20,9 +20,6 @@ constexpr int kFusedSpan = kFusedThreads * kFusedItems;  // tile + 2r halo colum
 constexpr int kFusedBatch = 4;        //   first-window rows whose loads are issued together
 constexpr int kFusedBlocksPerSm = 4;  //   register cap (64) and the grid's target (groups, when stacked)
 constexpr int kStackedGroups = 4;     // stacked form: groups of kFusedThreads a block, a segment each
-// The stacked form keeps its rows' alpha in shared memory up to this radius (where measured
-// faster; beyond, the centre rows are loaded: docs/design/box_blur.md).
-constexpr int kAlphaRowsMaxRadius = 64;
 constexpr int fusedBlockThreads(int groups) { return groups * kFusedThreads; }
 static_assert(kFusedItems == 4, "the fused pass stores a thread's prefix and alphas as one uint4 / uint32");
 
@@ -445,7 +442,7 @@ void launchFusedPass(bool stacked, ConstRgbaView in, RgbaView out, int radius, B
   }
   const FusedGrid g = fusedGrid(in.width, in.height, radius, limits.smCount, kStackedGroups);
   // Alpha rows where they fit (a tall, very wide frame's segments may not).
-  if (radius <= kAlphaRowsMaxRadius && stackedSharedBytes(true, g.rows) <= limits.stackedShared)
+  if (stackedSharedBytes(true, g.rows) <= limits.stackedShared)
     launchFused<kStackedGroups, true>(g, in, out, radius, border, pdl, stream);
   else
     launchFused<kStackedGroups>(g, in, out, radius, border, pdl, stream);

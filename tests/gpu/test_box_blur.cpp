@@ -423,8 +423,8 @@ TEST(BoxBlurPolicy, ShippedConfigurations) {
   EXPECT_EQ(name(uhd, 50), "fused-stacked");
   EXPECT_EQ(name(uhd, 51), "fused-stacked");
   EXPECT_EQ(name(uhd, 100), "fused-stacked");
-  EXPECT_EQ(name(uhd, 101), "columns");
-  EXPECT_EQ(name(uhd, 128), "columns");
+  EXPECT_EQ(name(uhd, 101), "fused-stacked");
+  EXPECT_EQ(name(uhd, 128), "fused-stacked");
   EXPECT_EQ(hd.policy(1920, 1080, 15).row, BlurRowPass::Warps8);
   EXPECT_EQ(uhd.policy(3840, 2160, 100).row, BlurRowPass::Warps32);
   EXPECT_EQ(uhd.policy(4500, 10, 100).row, BlurRowPass::Chunked);

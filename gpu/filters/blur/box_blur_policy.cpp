@@ -27,9 +27,9 @@ const char* blurPassName(BlurPass pass) {
 
 BoxBlurPolicy selectBoxBlurPolicy(size_t columnSharedBytes, int width, int height, int radius) {
   // Tall frames (4K) get whole-column blocks narrower than 8 columns: a warp then reads
-  // 16-byte row segments, and the two-pass forms lose to the stacked fused pass up to
-  // r = 100; on short frames (1080p) the fused pass's first windows cost more (and stacking
-  // saves none of its time), and it wins up to r = 15.
+  // 16-byte row segments, and the two-pass forms lose to the stacked fused pass at every
+  // radius; on short frames (1080p) the fused pass's first windows cost more, and it wins up
+  // to r = 15.
   const bool tall = blur::columnsPerBlock(height, columnSharedBytes) < 8;
   BoxBlurPolicy p{};
   if (width > 32 * blur::kRowChunk) {
@@ -48,12 +48,12 @@ BoxBlurPolicy selectBoxBlurPolicy(size_t columnSharedBytes, int width, int heigh
         "BM_BoxBlurGpuPass (H100, batched) strips against fused: 1080p r 1 / 2 9.4 / 11.2 us against "
         "16.1 / 17.2; two columns a lane from r 3: 1080p r 3 / 4 / 5 10.0 / 10.9 / 12.5 us, 4K r 5 40.0 "
         "against fused 51.9";
-  } else if (tall && radius <= 100) {
+  } else if (tall) {
     p.pass = BlurPass::FusedStacked;
     p.evidence =
-        "BM_BoxBlurGpu / BM_BoxBlurGpuPass (H100, batched): 4K r 15 / 50 55.0 / 71.7 us against one segment "
-        "a block 57.3 / 79.4 (653aada); r 64 / 80 / 100 77.5 / 85.4 / 101 against slide-wide 103 / 110 / "
-        "105; 1080p r 6 16.5 against one segment 15.4";
+        "BM_BoxBlurGpuPass (H100, batched): 4K r 15 / 50 / 100 / 128 51.4 / 62.2 / 71.6 / 80.7 us (84411f5); "
+        "one segment a block 57.3 / 79.4 at r 15 / 50 (0a436b0), slide-wide 105 at r 100, whole columns 107 "
+        "at r 101..128";
   } else if (radius <= 15) {
     p.pass = BlurPass::Fused;
     p.evidence =

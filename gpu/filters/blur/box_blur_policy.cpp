@@ -28,8 +28,9 @@ const char* blurPassName(BlurPass pass) {
 BoxBlurPolicy selectBoxBlurPolicy(size_t columnSharedBytes, int width, int height, int radius) {
   // Tall frames (4K) get whole-column blocks narrower than 8 columns: a warp then reads
   // 16-byte row segments, and the two-pass forms lose to the stacked fused pass at every
-  // radius; on short frames (1080p) the fused pass's first windows cost more, and it wins up
-  // to r = 15.
+  // radius. On short frames (1080p, 720p) the stacked pass's 1024-thread blocks are too few
+  // to beat one segment a block below r = 10, and its first windows, though split among its
+  // groups, cost more than flat whole columns past r = 30.
   const bool tall = blur::columnsPerBlock(height, columnSharedBytes) < 8;
   BoxBlurPolicy p{};
   if (width > 32 * blur::kRowChunk) {
@@ -54,17 +55,24 @@ BoxBlurPolicy selectBoxBlurPolicy(size_t columnSharedBytes, int width, int heigh
         "BM_BoxBlurGpuPass (H100, batched): 4K r 15 / 50 / 100 / 128 51.4 / 62.2 / 71.6 / 80.7 us (84411f5); "
         "one segment a block 57.3 / 79.4 at r 15 / 50 (0a436b0), slide-wide 105 at r 100, whole columns 107 "
         "at r 101..128";
-  } else if (radius <= 15) {
+  } else if (radius < 10) {
     p.pass = BlurPass::Fused;
     p.evidence =
-        "BM_BoxBlurGpuPass (H100, batched): 1080p r 15 20.9 us against slide 23.3, r 50 39.6 against "
-        "columns 24.3; r 6 / 15 15.4 / 20.7 against stacked 16.5 / 21.0";
+        "BM_BoxBlurGpuPass (H100, batched, 356271c): 1080p r 6 15.5 us against stacked 16.5 and slide 20.6, "
+        "r 10 17.8 against stacked 17.5; 720p r 6 11.1 against stacked 11.4";
+  } else if (radius <= 30) {
+    p.pass = BlurPass::FusedStacked;
+    p.evidence =
+        "BM_BoxBlurGpuPass (H100, batched, 356271c): 1080p r 10 / 15 / 30 17.5 / 18.7 / 21.9 us against one "
+        "segment a block 17.8 / 20.8 / - and whole columns - / - / 24.1, r 50 29.0 against columns 24.4; "
+        "720p "
+        "r 15 / 30 13.8 / 16.3 against one segment 17.6 / 24.4 and columns 16.9";
   } else {
     p.pass = BlurPass::WholeColumns;
     p.evidence =
-        "BM_BoxBlurGpuVariant col 1 against BM_BoxBlurGpuSlide: 1080p r 50 28 us against 36 sliding; whole "
-        "columns "
-        "cost the same at any r (4K 107-110 us at r 1-100)";
+        "BM_BoxBlurGpuPass (H100, batched, 356271c): 1080p r 50 / 100 / 128 24.4 / 25.2 / 24.8 us against "
+        "the "
+        "stacked pass 29.0 / 38.0 / 43.5; 720p r 50 / 100 16.7 / 16.9 against 22.3 / 38.1; flat in r";
   }
   p.name = blurPassName(p.pass);
   return p;

@@ -6,11 +6,11 @@
 //
 //   strips         one kernel per pass for both axes, a warp a strip of columns, no shared
 //                  memory (blur_strips.cu): r <= 5
-//   fused          one kernel per pass for both axes (blur_fused.cu): 5 < r <= 15 on short
+//   fused          one kernel per pass for both axes (blur_fused.cu): 5 < r < 10 on short
 //                  frames
 //   fused-stacked  the same with four row segments a block, one above the other (their first
 //                  windows share rows): tall frames (whole-column blocks narrower than 8
-//                  columns: 4K), r > 5
+//                  columns: 4K), r > 5; short frames, 10 <= r <= 30
 //   slide          two passes, the sliding-window column pass, loads 4 rows at a time: no
 //                  longer chosen (the fused pass beat it at 1080p r 15); forced by the tests
 //                  and BM_BoxBlurGpuPass
@@ -18,7 +18,7 @@
 //                  chosen (the stacked fused pass beat it at 4K r 64..100); forced by the tests
 //                  and BM_BoxBlurGpuPass
 //   columns        two passes, whole columns per block with the prefix in shared memory:
-//                  short frames, r > 15
+//                  short frames, r > 30
 //
 // The two-pass configurations' row pass goes by width (BlurRowPass). Measured alternatives
 // that were dropped: docs/design/box_blur.md. Results never depend on the policy: every

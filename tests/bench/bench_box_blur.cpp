@@ -47,10 +47,10 @@ BENCHMARK(BM_BoxBlurGpu)
     ->Unit(benchmark::kMicrosecond);
 
 // One pass forced (detail::boxBlurGpuWithPass): the strip pass against the fused one at the
-// radii both take, the fused pass against the sliding two-pass form on short frames, the
-// fused pass at r 50, one segment a block against four stacked (tall frames take the stacked
-// form), and the stacked form against whole columns past r 100. Args: w, h, radius, pass (an
-// index into kForcedPasses).
+// radii both take, the fused pass against the sliding two-pass form on short frames, one
+// segment a block against four stacked, the stacked form against slide-wide and whole columns
+// on 4K frames, and against one segment a block and whole columns on 1080p and 720p frames
+// (where the policy's switches lie). Args: w, h, radius, pass (an index into kForcedPasses).
 constexpr BlurPass kForcedPasses[] = {BlurPass::Strips,       BlurPass::Fused,     BlurPass::Slide,
                                       BlurPass::FusedStacked, BlurPass::SlideWide, BlurPass::WholeColumns};
 

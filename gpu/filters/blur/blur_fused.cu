@@ -321,8 +321,8 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
 // slide after row y (and the next centre row) are issued before row y's scan, so their
 // latency hides behind its barriers and outputs. Requires 1 <= radius and
 // tile + 2r + 3 <= 1024. kRows (stacked): the alpha of every row of the block kept in shared
-// memory after the groups' FusedShared, each row written once from a load the sums need
-// anyway, so no centre row is loaded (a third of the row loop's loads).
+// memory after kStackedSharedBytes, each row written once from a load the sums need anyway,
+// so no centre row is loaded (a third of the row loop's loads).
 template <int kGroups, bool kRows = false>
 __global__ void __launch_bounds__(fusedBlockThreads(kGroups), kFusedBlocksPerSm / kGroups)
     fusedBlurKernel(ConstRgbaView in, RgbaView out, int radius, BorderMode border, blur::Divider div,
@@ -397,8 +397,8 @@ __global__ void __launch_bounds__(fusedBlockThreads(kGroups), kFusedBlocksPerSm 
 // latency exposed), but a block at least r/4, so the first windows stay below its work: a
 // window row costs a thread ~30 instructions (4 loads and lane sums), an output row ~400
 // (three rows of loads, scan, 4 outputs), so 2r+1 window rows ~ r/7 output rows. A stacked
-// block's chained windows (2r+1 + 6 rows window rows) serve its four segments, so each
-// segment needs only r/16.
+// block's chained windows (2r+1 + 6 rows window rows in all) serve its four segments, so
+// each segment needs only r/16.
 struct FusedGrid {
   int tile, tiles, rows, segments;
 };

@@ -61,7 +61,7 @@ void launchRowPass(BlurRowPass row, ImageView<const ushort4> sums, RgbaView out,
 
 // ---- fused pass (blur_fused.cu): both axes in one kernel, no sums buffer; `stacked`: four row
 // segments a block, one above the other (BlurPass::FusedStacked)
-// Allows the stacked form its dynamic shared memory: 54 KB (within every sm_75+ opt-in limit),
+// Allows the stacked form its dynamic shared memory: 56 KB (within every sm_75+ opt-in limit),
 // and up to the opt-in limit where it keeps its rows' alpha (4 KB a segment row);
 // returns the bytes a stacked block may use.
 size_t prepareFusedPasses(size_t sharedOptin);

@@ -27,10 +27,13 @@ run_case() {
       --frames 900 "$@" >"$out/$name.log" 2>&1 &
     pid=$!
     trap "kill -INT $pid 2>/dev/null || true; wait $pid 2>/dev/null || true" EXIT
+    # The window is waited for as long as vidproc runs, up to 60 s: the test judges where the
+    # picture lands, not how soon (an ASan build beside other tests took over 10 s to map it).
     win=""
-    for _ in $(seq 100); do
+    for _ in $(seq 600); do
       win=$(xdotool search --onlyvisible --name "^vidproc" 2>/dev/null | head -1 || true)
       [[ -n "$win" ]] && break
+      kill -0 "$pid" 2>/dev/null || break
       sleep 0.1
     done
     [[ -n "$win" ]] || { echo "FAIL $name: no window"; cat "$out/$name.log"; exit 1; }

@@ -172,6 +172,17 @@ __device__ __forceinline__ uint32_t alphaBytes(const uint32_t (&v)[kFusedItems])
   return __byte_perm(__byte_perm(v[0], v[1], 0x0073), __byte_perm(v[2], v[3], 0x0073), 0x5410);
 }
 
+// The stacked form's alpha rows: the alpha of a thread's span columns (from s0) in the block's
+// row `row` (counted from its first).
+__device__ __forceinline__ void keepAlpha(unsigned char* alphaRows, int row, int s0,
+                                          const uint32_t (&v)[kFusedItems]) {
+  *reinterpret_cast<uint32_t*>(alphaRows + row * kFusedSpan + s0) = alphaBytes(v);
+}
+
+// Whether a stacked block's segments chain their first windows: two segments' windows
+// overlap by more than a segment (fusedStackedWindow). Block-uniform.
+__device__ __forceinline__ bool chainedWindows(int segLen, int radius) { return 2 * segLen < 2 * radius + 1; }
+
 // The block's exclusive prefix of the span's vertical sums (R, G, B) and the alpha bytes
 // into shared memory. Two barriers: after the warp totals are written, and after the
 // prefix is; the next row's writes come after its first barrier, which every thread
@@ -250,15 +261,13 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
                                                    uint32_t (&rb)[kFusedItems], uint32_t (&ga)[kFusedItems]) {
   const int group = groupIndex<kStackedGroups>(), t = groupThread<kStackedGroups>(), s0 = kFusedItems * t;
   const int n = 2 * radius + 1, m = 2 * segLen;  // loads of W, of a difference
-  const bool chained = m < n;                    // block-uniform
   // kRows: the alpha of the block's rows [yb, rowsEnd), each written once by the group that
   // loads it as a window row (W's rows from yb, or each group's own first rows) or an entering one.
   const auto keepRow = [&](int y, const uint32_t(&p)[kFusedItems]) {
     if constexpr (kRows)
-      if (y >= yb && y < rowsEnd)
-        *reinterpret_cast<uint32_t*>(alphaRows + (y - yb) * kFusedSpan + s0) = alphaBytes(p);
+      if (y >= yb && y < rowsEnd) keepAlpha(alphaRows, y - yb, s0, p);
   };
-  if (!chained) {
+  if (!chainedWindows(segLen, radius)) {
     fusedFirstWindow(in, cols, y0 - radius, n, border, rb, ga, [&](int i, const uint32_t(&p)[kFusedItems]) {
       if (i >= radius && y0 + i - radius < y1) keepRow(y0 + i - radius, p);
     });
@@ -348,9 +357,8 @@ __global__ void __launch_bounds__(fusedBlockThreads(kGroups), kFusedBlocksPerSm 
   const int s0 = kFusedItems * t;  // the thread's first span column
   const bool aligned = ((reinterpret_cast<uintptr_t>(in.data) | in.pitch) & 15u) == 0;
   const FusedColumns cols(spanX + s0, tileW + 2 * radius + off - s0, w, border, aligned);
-  const bool chained = 2 * segLen < 2 * radius + 1;
   // kRows: rows up to here were kept by the window phase; later ones by the loop's `add` rows.
-  const int lastKept = chained ? yb + (kGroups - 1) * segLen + radius : y0 + radius;
+  const int lastKept = chainedWindows(segLen, radius) ? yb + (kGroups - 1) * segLen + radius : y0 + radius;
   uint32_t rb[kFusedItems] = {}, ga[kFusedItems] = {};
   if constexpr (kGroups == 1) {
     fusedFirstWindow(in, cols, y0 - radius, 2 * radius + 1, border, rb, ga);
@@ -385,8 +393,7 @@ __global__ void __launch_bounds__(fusedBlockThreads(kGroups), kFusedBlocksPerSm 
     }
     if constexpr (kRows) {
       const int a = y + radius + 1;
-      if (a < y1 && a > lastKept)
-        *reinterpret_cast<uint32_t*>(alphaRows + (a - yb) * kFusedSpan + s0) = alphaBytes(add);
+      if (a < y1 && a > lastKept) keepAlpha(alphaRows, a - yb, s0, add);
     }
   }
 }

@@ -8,6 +8,7 @@
 # Then key s saves the processed frame (not the view), a mouse drag moves the line, and key
 # c cycles to side by side: checked in the final --stats-json.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/wait_window.sh"
 vidproc=$1
 out=$2
 for tool in xdotool xwd convert ffmpeg; do
@@ -33,7 +34,7 @@ done
 "$vidproc" "${src[@]}" --backend cpu --streams 2 --vf "$chain" --compare split --split 50 \
   --stats-json "$out/stats.json" --screenshot-dir "$out" >"$out/vidproc.log" 2>&1 &
 pid=$!
-win=$(timeout 20 xdotool search --sync --name "^vidproc" | head -n 1) || fail "no vidproc window"
+win=$(wait_window "$pid" "^vidproc") || fail "no vidproc window"
 sleep 2
 xdotool key --window "$win" h || fail "key h not delivered"  # HUD off: the video alone
 sleep 4                                                      # the status line fades (Hud::kStatusSeconds)

@@ -6,6 +6,7 @@
 # black, HUD drawn), then quits with 'q' and checks the demo exits 0 within a few seconds.
 # Exits 77 when xdotool, xwd or ImageMagick's convert is missing.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/wait_window.sh"
 demo=$1
 out=$2
 for tool in xdotool xwd convert; do
@@ -35,7 +36,7 @@ above() { awk -v v="$1" -v t="$2" 'BEGIN { exit !(v > t) }'; }
 "$demo" --frames 3000 --screenshot-after 20 "$out/gl.png" >"$out/demo.log" 2>&1 &
 pid=$!
 
-win=$(timeout 15 xdotool search --sync --name "vidproc" | head -n 1) || fail "no window named vidproc"
+win=$(wait_window "$pid" "vidproc") || fail "no window named vidproc"
 [[ -n "$win" ]] || fail "no window named vidproc"
 echo "window $win: $(xdotool getwindowname "$win")"
 xdotool getwindowname "$win" | grep -q "vidproc — demo" || fail "unexpected title"

@@ -13,6 +13,7 @@ for tool in xvfb-run xdotool xwd convert; do
   command -v "$tool" >/dev/null || { echo "SKIP: $tool not installed"; exit 77; }
 done
 export LIBGL_ALWAYS_SOFTWARE=1
+export VP_WAIT_WINDOW="$(cd "$(dirname "$0")" && pwd)/wait_window.sh"
 
 # One case on its own X server: run_case NAME SCREEN_WxH [VIDPROC ARGS...]; the checks
 # read $out/NAME.png and $out/NAME.geometry (X Y WIDTH HEIGHT of the window).
@@ -27,16 +28,8 @@ run_case() {
       --frames 900 "$@" >"$out/$name.log" 2>&1 &
     pid=$!
     trap "kill -INT $pid 2>/dev/null || true; wait $pid 2>/dev/null || true" EXIT
-    # The window is waited for as long as vidproc runs, up to 60 s: the test judges where the
-    # picture lands, not how soon (an ASan build beside other tests took over 10 s to map it).
-    win=""
-    for _ in $(seq 600); do
-      win=$(xdotool search --onlyvisible --name "^vidproc" 2>/dev/null | head -1 || true)
-      [[ -n "$win" ]] && break
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    [[ -n "$win" ]] || { echo "FAIL $name: no window"; cat "$out/$name.log"; exit 1; }
+    source "$VP_WAIT_WINDOW"
+    win=$(wait_window "$pid" "^vidproc") || { echo "FAIL $name: no window"; cat "$out/$name.log"; exit 1; }
     sleep 1.5  # frames drawn, fullscreen and geometry applied
     xdotool getwindowgeometry --shell "$win" >"$out/$name.geometry"
     xwd -root -silent | convert xwd:- "$out/$name.png"

@@ -7,6 +7,7 @@
 # parameters in --stats-json, the screenshot's size, and the window's video area against
 # the screenshot (letterbox geometry and tolerance below).
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/wait_window.sh"
 vidproc=$1
 out=$2
 for tool in xdotool xwd convert; do
@@ -31,7 +32,7 @@ press() { xdotool key --window "$win" "$1" || fail "key '$1' not delivered"; }
 "$vidproc" -f lavfi "testsrc2=size=320x240:rate=30:duration=60" --backend cpu --streams 2 \
   --stats-json "$out/stats.json" --screenshot-dir "$out" >"$out/vidproc.log" 2>&1 &
 pid=$!
-win=$(timeout 20 xdotool search --sync --name "^vidproc" | head -n 1) || fail "no vidproc window"
+win=$(wait_window "$pid" "^vidproc") || fail "no vidproc window"
 echo "window $win: $(xdotool getwindowname "$win")"
 sleep 2  # frames flowing before the keys arrive
 

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 
 namespace vp::blur {
 namespace {
@@ -41,10 +40,8 @@ struct FusedShared {
 // bytes a row).
 constexpr size_t kStackedWindowBytes = (2 * kStackedGroups - 1) * kFusedThreads * 2 * sizeof(uint4);
 constexpr size_t kStackedSharedBytes = std::max(kStackedGroups * sizeof(FusedShared), kStackedWindowBytes);
-constexpr size_t kPairSharedBytes = std::max(2 * kStackedGroups * sizeof(FusedShared), kStackedWindowBytes);
-constexpr size_t stackedSharedBytes(bool alphaRows, int segLen, bool pair = false) {
-  return (pair ? kPairSharedBytes : kStackedSharedBytes) +
-         (alphaRows ? size_t(kStackedGroups) * size_t(segLen) * kFusedSpan : 0);
+constexpr size_t stackedSharedBytes(bool alphaRows, int segLen) {
+  return kStackedSharedBytes + (alphaRows ? size_t(kStackedGroups) * size_t(segLen) * kFusedSpan : 0);
 }
 
 // The thread's group and its index in that group of kFusedThreads, and the group's barrier
@@ -225,79 +222,6 @@ __device__ __forceinline__ void fusedScanRow(FusedShared& sh, const uint32_t (&r
   groupBarrier<kGroups>();
 }
 
-// Two rows' prefixes (a and b) with one pair of barriers: both rows' warp scans interleaved
-// (six independent shuffle chains), the alpha already in the block's alpha rows. kLocal: the
-// thread's own running sums go to shared memory before the first barrier (its offset is
-// added after it), so the sums need not stay live across it; the caller then needs a barrier
-// between the previous rows' outputs and this call. Else the prefix writes come after the first
-// barrier, as in fusedScanRow. `between` runs before the first barrier (the next rows' loads).
-template <int kGroups, bool kLocal, class Between>
-__device__ __forceinline__ void fusedScanRows2(FusedShared& sa, FusedShared& sb,
-                                               const uint32_t (&rbA)[kFusedItems],
-                                               const uint32_t (&gaA)[kFusedItems],
-                                               const uint32_t (&rbB)[kFusedItems],
-                                               const uint32_t (&gaB)[kFusedItems], const Between& between) {
-  const int t = groupThread<kGroups>(), lane = t & 31, warp = t >> 5;
-  const int base = kFusedItems * t + 4;  // P(4t + 1) at index 4t + 1 + 3
-  const auto channel = [](const uint32_t(&rb)[kFusedItems], const uint32_t(&ga)[kFusedItems], int ch, int k) {
-    return ch == 0 ? rb[k] & 0xFFFFu : ch == 1 ? ga[k] & 0xFFFFu : rb[k] >> 16;
-  };
-  uint32_t inc[6];  // the thread's totals, then their prefix over the warp: R, G, B of a, then b
-  const auto local = [&](FusedShared& sh, const uint32_t(&rb)[kFusedItems], const uint32_t(&ga)[kFusedItems],
-                         int c) {
-#pragma unroll
-    for (int ch = 0; ch < 3; ++ch) {
-      uint32_t run = 0, p[kFusedItems];
-#pragma unroll
-      for (int k = 0; k < kFusedItems; ++k) p[k] = run += channel(rb, ga, ch, k);
-      if constexpr (kLocal)
-        *reinterpret_cast<uint4*>(&sh.prefix[ch][base]) = make_uint4(p[0], p[1], p[2], p[3]);
-      inc[c + ch] = run;
-    }
-  };
-  local(sa, rbA, gaA, 0);
-  local(sb, rbB, gaB, 3);
-  uint32_t tot[6];
-  if constexpr (!kLocal)
-#pragma unroll
-    for (int ch = 0; ch < 6; ++ch) tot[ch] = inc[ch];
-#pragma unroll
-  for (int d = 1; d < 32; d <<= 1)
-#pragma unroll
-    for (int ch = 0; ch < 6; ++ch) inc[ch] = scanUpStep(inc[ch], d);
-  if (lane == 31) {
-    sa.warpTotal[warp] = make_uint4(inc[0], inc[1], inc[2], 0);
-    sb.warpTotal[warp] = make_uint4(inc[3], inc[4], inc[5], 0);
-  }
-  if constexpr (!kLocal)
-#pragma unroll
-    for (int ch = 0; ch < 6; ++ch) inc[ch] -= tot[ch];
-  between();
-  groupBarrier<kGroups>();
-  const auto offset = [&](FusedShared& sh, const uint32_t(&rb)[kFusedItems], const uint32_t(&ga)[kFusedItems],
-                          int c) {
-    const uint4 before = lane < warp ? sh.warpTotal[lane] : make_uint4(0, 0, 0, 0);
-    const uint32_t earlier[3] = {warpSum(before.x), warpSum(before.y), warpSum(before.z)};
-#pragma unroll
-    for (int ch = 0; ch < 3; ++ch) {
-      uint4& q = *reinterpret_cast<uint4*>(&sh.prefix[ch][base]);
-      if constexpr (kLocal) {
-        const uint4 v = q;  // v.w: the thread's total
-        const uint32_t o = earlier[ch] + inc[c + ch] - v.w;
-        q = make_uint4(v.x + o, v.y + o, v.z + o, v.w + o);
-      } else {
-        uint32_t run = earlier[ch] + inc[c + ch], p[kFusedItems];
-#pragma unroll
-        for (int k = 0; k < kFusedItems; ++k) p[k] = run += channel(rb, ga, ch, k);
-        q = make_uint4(p[0], p[1], p[2], p[3]);
-      }
-    }
-  };
-  offset(sa, rbA, gaA, 0);
-  offset(sb, rbB, gaB, 3);
-  groupBarrier<kGroups>();
-}
-
 // Output row: pixel x of the tile = span columns [x + off, x + off + 2r] (off: the tile's
 // first window column past the span's aligned start), one prefix difference per channel, the
 // rounding division (div from makeHighDivider), alpha of the centre (span column x + off + r).
@@ -408,24 +332,22 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
 // tile + 2r + 3 <= 1024. kRows (stacked): the alpha of every row of the block kept in shared
 // memory after kStackedSharedBytes, each row written once from a load the sums need anyway,
 // so no centre row is loaded (a third of the row loop's loads).
-template <int kGroups, bool kRows = false, int kPair = 0>
+template <int kGroups, bool kRows = false>
 __global__ void __launch_bounds__(fusedBlockThreads(kGroups), kFusedBlocksPerSm / kGroups)
     fusedBlurKernel(ConstRgbaView in, RgbaView out, int radius, BorderMode border, blur::Divider div,
                     int tile, int segLen) {
   static_assert(kGroups > 1 || !kRows, "alpha rows: the stacked form");
-  static_assert(!kPair || kRows, "two rows a scan: with alpha rows");
   waitForPriorGrid();
   releaseNextGrid();
   extern __shared__ FusedShared stacked[];  // kGroups > 1: stackedSharedBytes(kRows, segLen)
   const int group = groupIndex<kGroups>(), t = groupThread<kGroups>();
-  FusedShared* shared = stacked + (kPair ? 2 * group : group);
+  FusedShared* shared = stacked + group;
   if constexpr (kGroups == 1) {
     __shared__ FusedShared single;  // 13.2 KB: static, no opt-in
     shared = &single;
   }
   FusedShared& sh = *shared;
-  unsigned char* const alphaRows =
-      reinterpret_cast<unsigned char*>(stacked) + (kPair ? kPairSharedBytes : kStackedSharedBytes);
+  unsigned char* const alphaRows = reinterpret_cast<unsigned char*>(stacked) + kStackedSharedBytes;
   const int w = in.width, h = in.height;
   const int x0 = blockIdx.x * tile, tileW = min(tile, w - x0);
   const int yb = blockIdx.y * kGroups * segLen;  // the block's first row
@@ -446,65 +368,6 @@ __global__ void __launch_bounds__(fusedBlockThreads(kGroups), kFusedBlocksPerSm 
     if (y0 >= y1) return;  // a group below the frame (the last block's): past its last block barrier
   }
   if (t == 0) sh.prefix[0][3] = sh.prefix[1][3] = sh.prefix[2][3] = 0;  // P(0), never overwritten
-  if constexpr (kPair) {
-    FusedShared& sb = shared[1];
-    if (t == 0) sb.prefix[0][3] = sb.prefix[1][3] = sb.prefix[2][3] = 0;
-    // The slides of two rows at a time: rb/ga row y's sums, rb1/ga1 row y + 1's.
-    const auto slide = [&](int y, uint32_t(&from)[kFusedItems], uint32_t(&fromGa)[kFusedItems],
-                           uint32_t(&to)[kFusedItems], uint32_t(&toGa)[kFusedItems]) {
-      uint32_t add[kFusedItems], sub[kFusedItems];
-      cols.loadFolded(foldedRow(in, y + radius + 1, border), add);
-      cols.loadFolded(foldedRow(in, y - radius, border), sub);
-      const int a = y + radius + 1;
-      if (a < y1 && a > lastKept) keepAlpha(alphaRows, a - yb, s0, add);
-#pragma unroll
-      for (int k = 0; k < kFusedItems; ++k) {
-        to[k] = from[k] + blur::lanesRb(add[k]) - blur::lanesRb(sub[k]);
-        toGa[k] = fromGa[k] + blur::lanesGa(add[k]) - blur::lanesGa(sub[k]);
-      }
-    };
-    uint32_t rb1[kFusedItems], ga1[kFusedItems];
-    slide(y0, rb, ga, rb1, ga1);
-    for (int y = y0; y < y1; y += 2) {
-      uint32_t add0[kFusedItems], sub0[kFusedItems], add1[kFusedItems], sub1[kFusedItems];
-      const bool interior = y + 1 >= radius && y + radius + 3 < h;
-      const auto load = [&](int a, int b, uint32_t(&pa)[kFusedItems], uint32_t(&pb)[kFusedItems]) {
-        if (interior) {
-          cols.load(imageRow(in, a), pa);
-          cols.load(imageRow(in, b), pb);
-        } else {
-          cols.loadFolded(foldedRow(in, a, border), pa);
-          cols.loadFolded(foldedRow(in, b, border), pb);
-        }
-      };
-      // The loads for row y + 2 are issued once row y's sums are in shared memory (fewer live).
-      if constexpr (kPair == 2)
-        if (y > y0) groupBarrier<kGroups>();  // the rows before have read sa's and sb's prefixes
-      fusedScanRows2<kGroups, kPair == 2>(sh, sb, rb, ga, rb1, ga1,
-                                          [&] { load(y + radius + 2, y + 1 - radius, add0, sub0); });
-      // Row y + 2's sums now (the loads came during the scan), so only they stay live.
-#pragma unroll
-      for (int k = 0; k < kFusedItems; ++k) {
-        rb[k] = rb1[k] + blur::lanesRb(add0[k]) - blur::lanesRb(sub0[k]);
-        ga[k] = ga1[k] + blur::lanesGa(add0[k]) - blur::lanesGa(sub0[k]);
-      }
-      const int a = y + radius + 2;
-      if (a < y1 && a > lastKept) keepAlpha(alphaRows, a - yb, s0, add0);
-      load(y + radius + 3, y + 2 - radius, add1, sub1);
-      fusedOutputRow<kGroups>(sh, alphaRows + (y - yb) * kFusedSpan, out.row(y) + x0, tileW, radius, off,
-                              div);
-      if (y + 1 < y1)
-        fusedOutputRow<kGroups>(sb, alphaRows + (y + 1 - yb) * kFusedSpan, out.row(y + 1) + x0, tileW, radius,
-                                off, div);
-#pragma unroll
-      for (int k = 0; k < kFusedItems; ++k) {
-        rb1[k] = rb[k] + blur::lanesRb(add1[k]) - blur::lanesRb(sub1[k]);
-        ga1[k] = ga[k] + blur::lanesGa(add1[k]) - blur::lanesGa(sub1[k]);
-      }
-      if (a + 1 < y1 && a + 1 > lastKept) keepAlpha(alphaRows, a + 1 - yb, s0, add1);
-    }
-    return;
-  }
   uint32_t centre[kFusedItems] = {};
   if constexpr (!kRows) cols.load(imageRow(in, y0), centre);
   for (int y = y0; y < y1; ++y) {
@@ -558,13 +421,13 @@ FusedGrid fusedGrid(int w, int h, int r, int smCount, int groups) {
   return g;
 }
 
-template <int kGroups, bool kRows = false, int kPair = 0>
+template <int kGroups, bool kRows = false>
 void launchFused(const FusedGrid& g, ConstRgbaView in, RgbaView out, int radius, BorderMode border, bool pdl,
                  cudaStream_t stream) {
   const blur::Divider div = blur::makeHighDivider(uint32_t(2 * radius + 1) * uint32_t(2 * radius + 1));
-  launchKernel(fusedBlurKernel<kGroups, kRows, kPair>, dim3(g.tiles, g.segments),
-               dim3(fusedBlockThreads(kGroups)), kGroups == 1 ? 0 : stackedSharedBytes(kRows, g.rows, kPair),
-               stream, pdl, in, out, radius, border, div, g.tile, g.rows);
+  launchKernel(fusedBlurKernel<kGroups, kRows>, dim3(g.tiles, g.segments), dim3(fusedBlockThreads(kGroups)),
+               kGroups == 1 ? 0 : stackedSharedBytes(kRows, g.rows), stream, pdl, in, out, radius, border,
+               div, g.tile, g.rows);
 }
 
 }  // namespace
@@ -573,10 +436,6 @@ size_t prepareFusedPasses(size_t sharedOptin) {
   VP_CUDA_CHECK(cudaFuncSetAttribute(fusedBlurKernel<kStackedGroups>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, int(kStackedSharedBytes)));
   VP_CUDA_CHECK(cudaFuncSetAttribute(fusedBlurKernel<kStackedGroups, true>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, int(sharedOptin)));
-  VP_CUDA_CHECK(cudaFuncSetAttribute(fusedBlurKernel<kStackedGroups, true, 1>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, int(sharedOptin)));
-  VP_CUDA_CHECK(cudaFuncSetAttribute(fusedBlurKernel<kStackedGroups, true, 2>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, int(sharedOptin)));
   return sharedOptin;
 }
@@ -590,15 +449,7 @@ void launchFusedPass(bool stacked, ConstRgbaView in, RgbaView out, int radius, B
   }
   const FusedGrid g = fusedGrid(in.width, in.height, radius, limits.smCount, kStackedGroups);
   // Alpha rows where they fit (a tall, very wide frame's segments may not).
-  static const int pair = [] {
-    const char* e = std::getenv("VP_EXP_FUSED_PAIR");
-    return e ? std::atoi(e) : 0;
-  }();
-  if (pair == 1 && stackedSharedBytes(true, g.rows, true) <= limits.stackedShared)
-    launchFused<kStackedGroups, true, 1>(g, in, out, radius, border, pdl, stream);
-  else if (pair == 2 && stackedSharedBytes(true, g.rows, true) <= limits.stackedShared)
-    launchFused<kStackedGroups, true, 2>(g, in, out, radius, border, pdl, stream);
-  else if (stackedSharedBytes(true, g.rows) <= limits.stackedShared)
+  if (stackedSharedBytes(true, g.rows) <= limits.stackedShared)
     launchFused<kStackedGroups, true>(g, in, out, radius, border, pdl, stream);
   else
     launchFused<kStackedGroups>(g, in, out, radius, border, pdl, stream);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 
 namespace vp::blur {
 namespace {
@@ -19,8 +20,8 @@ constexpr int kFusedItems = 4;                           //   span columns per t
 constexpr int kFusedSpan = kFusedThreads * kFusedItems;  // tile + 2r halo columns, at most
 constexpr int kFusedBatch = 4;        //   first-window rows whose loads are issued together
 constexpr int kFusedBlocksPerSm = 4;  //   register cap (64) and the grid's target (groups, when stacked)
+constexpr int kNarrowThreads = 192;   // experiment: stacked groups of 6 warps (768 span columns)
 constexpr int kStackedGroups = 4;     // stacked form: groups of kFusedThreads a block, a segment each
-constexpr int fusedBlockThreads(int groups) { return groups * kFusedThreads; }
 static_assert(kFusedItems == 4, "the fused pass stores a thread's prefix and alphas as one uint4 / uint32");
 
 // The fused pass's shared memory: the prefix P(k) of the span's vertical window sums per
@@ -46,20 +47,20 @@ constexpr size_t stackedSharedBytes(bool alphaRows, int segLen) {
 
 // The thread's group and its index in that group of kFusedThreads, and the group's barrier
 // (the block's when it is one group, else named barrier 1 + group).
-template <int kGroups>
+template <int kGroups, int kThreads = kFusedThreads>
 __device__ __forceinline__ int groupIndex() {
-  return kGroups == 1 ? 0 : int(threadIdx.x / kFusedThreads);
+  return kGroups == 1 ? 0 : int(threadIdx.x / kThreads);
 }
-template <int kGroups>
+template <int kGroups, int kThreads = kFusedThreads>
 __device__ __forceinline__ int groupThread() {
-  return kGroups == 1 ? int(threadIdx.x) : int(threadIdx.x % kFusedThreads);
+  return kGroups == 1 ? int(threadIdx.x) : int(threadIdx.x % kThreads);
 }
-template <int kGroups>
+template <int kGroups, int kThreads = kFusedThreads>
 __device__ __forceinline__ void groupBarrier() {
   if constexpr (kGroups == 1)
     __syncthreads();
   else
-    asm volatile("bar.sync %0, %1;" ::"r"(1 + groupIndex<kGroups>()), "r"(kFusedThreads) : "memory");
+    asm volatile("bar.sync %0, %1;" ::"r"(1 + groupIndex<kGroups, kThreads>()), "r"(kThreads) : "memory");
 }
 
 // A thread's kFusedItems span columns c0 .. c0+3 (c0 a multiple of 4: the span starts on one):
@@ -187,11 +188,11 @@ __device__ __forceinline__ bool chainedWindows(int segLen, int radius) { return 
 // into shared memory. Two barriers: after the warp totals are written, and after the
 // prefix is; the next row's writes come after its first barrier, which every thread
 // reaches only when done reading this row's prefix, so one buffer serves every row.
-template <int kGroups, bool kStage = true>
+template <int kGroups, bool kStage = true, int kThreads = kFusedThreads>
 __device__ __forceinline__ void fusedScanRow(FusedShared& sh, const uint32_t (&rb)[kFusedItems],
                                              const uint32_t (&ga)[kFusedItems],
                                              const uint32_t (&centre)[kFusedItems]) {
-  const int t = groupThread<kGroups>(), lane = t & 31, warp = t >> 5;
+  const int t = groupThread<kGroups, kThreads>(), lane = t & 31, warp = t >> 5;
   uint32_t run[3][kFusedItems];  // inclusive prefix over the thread's columns
 #pragma unroll
   for (int k = 0; k < kFusedItems; ++k) {
@@ -207,7 +208,7 @@ __device__ __forceinline__ void fusedScanRow(FusedShared& sh, const uint32_t (&r
     for (int d = 1; d < 32; d <<= 1) inc[ch] = scanUpStep(inc[ch], d);
   }
   if (lane == 31) sh.warpTotal[warp] = make_uint4(inc[0], inc[1], inc[2], 0);
-  groupBarrier<kGroups>();
+  groupBarrier<kGroups, kThreads>();
   const uint4 before = lane < warp ? sh.warpTotal[lane] : make_uint4(0, 0, 0, 0);
   const uint32_t earlier[3] = {warpSum(before.x), warpSum(before.y), warpSum(before.z)};
   const int base = kFusedItems * t + 4;  // P(4t + 1) at index 4t + 1 + 3
@@ -219,22 +220,22 @@ __device__ __forceinline__ void fusedScanRow(FusedShared& sh, const uint32_t (&r
   }
   // Byte 3 of each centre pixel, in column order.
   if constexpr (kStage) *reinterpret_cast<uint32_t*>(&sh.alpha[kFusedItems * t]) = alphaBytes(centre);
-  groupBarrier<kGroups>();
+  groupBarrier<kGroups, kThreads>();
 }
 
 // Output row: pixel x of the tile = span columns [x + off, x + off + 2r] (off: the tile's
 // first window column past the span's aligned start), one prefix difference per channel, the
 // rounding division (div from makeHighDivider), alpha of the centre (span column x + off + r).
-template <int kGroups>
+template <int kGroups, int kThreads = kFusedThreads>
 __device__ __forceinline__ void fusedOutputRow(const FusedShared& sh, const unsigned char* alphaRow,
                                                uchar4* dst, int tileW, int radius, int off,
                                                const blur::Divider& div) {
-  const int t = groupThread<kGroups>(), window = 2 * radius + 1, k = t + off + 3;
+  const int t = groupThread<kGroups, kThreads>(), window = 2 * radius + 1, k = t + off + 3;
 #pragma unroll
   for (int i = 0; i < kFusedItems; ++i) {
-    const int x = t + i * kFusedThreads;
+    const int x = t + i * kThreads;
     if (x < tileW) {
-      const int a = k + i * kFusedThreads;
+      const int a = k + i * kThreads;
       const uint32_t s0 = sh.prefix[0][a + window] - sh.prefix[0][a];
       const uint32_t s1 = sh.prefix[1][a + window] - sh.prefix[1][a];
       const uint32_t s2 = sh.prefix[2][a + window] - sh.prefix[2][a];
@@ -254,12 +255,13 @@ __device__ __forceinline__ void fusedOutputRow(const FusedShared& sh, const unsi
 // group's window, alone, was the block's longest chain of loads. The words pass through shared
 // memory between two block barriers (it is free again after the second). Else each group sums
 // its own window.
-template <bool kRows>
+template <bool kRows, int kThreads = kFusedThreads>
 __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const FusedColumns& cols, int yb, int y0,
                                                    int y1, int segLen, int radius, BorderMode border,
                                                    FusedShared* groups, unsigned char* alphaRows, int rowsEnd,
                                                    uint32_t (&rb)[kFusedItems], uint32_t (&ga)[kFusedItems]) {
-  const int group = groupIndex<kStackedGroups>(), t = groupThread<kStackedGroups>(), s0 = kFusedItems * t;
+  const int group = groupIndex<kStackedGroups, kThreads>(), t = groupThread<kStackedGroups, kThreads>();
+  const int s0 = kFusedItems * t;
   const int n = 2 * radius + 1, m = 2 * segLen;  // loads of W, of a difference
   // kRows: the alpha of the block's rows [yb, rowsEnd), each written once by the group that
   // loads it as a window row (W's rows from yb, or each group's own first rows) or an entering one.
@@ -274,7 +276,7 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
     return;
   }
   uint4* words = reinterpret_cast<uint4*>(groups);  // [group][thread]: W's part, then [group - 1][thread]: D
-  uint4* diffs = words + 2 * kStackedGroups * kFusedThreads;
+  uint4* diffs = words + 2 * kStackedGroups * kThreads;
   if (group > 0) {
     const int prev = y0 - segLen;  // group g - 1's first row
 #pragma unroll 4
@@ -289,7 +291,7 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
         ga[k] += blur::lanesGa(add[k]) - blur::lanesGa(sub[k]);
       }
     }
-    const int d = 2 * ((group - 1) * kFusedThreads + t);
+    const int d = 2 * ((group - 1) * kThreads + t);
     diffs[d] = make_uint4(rb[0], rb[1], rb[2], rb[3]);
     diffs[d + 1] = make_uint4(ga[0], ga[1], ga[2], ga[3]);
 #pragma unroll
@@ -311,10 +313,10 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
   };
 #pragma unroll
   for (int g = 0; g < kStackedGroups; ++g)
-    if (g != group) add(words + 2 * (g * kFusedThreads + t));
+    if (g != group) add(words + 2 * (g * kThreads + t));
 #pragma unroll
   for (int g = 1; g < kStackedGroups; ++g)
-    if (g <= group) add(diffs + 2 * ((g - 1) * kFusedThreads + t));
+    if (g <= group) add(diffs + 2 * ((g - 1) * kThreads + t));
   __syncthreads();
 }
 
@@ -332,15 +334,15 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
 // tile + 2r + 3 <= 1024. kRows (stacked): the alpha of every row of the block kept in shared
 // memory after kStackedSharedBytes, each row written once from a load the sums need anyway,
 // so no centre row is loaded (a third of the row loop's loads).
-template <int kGroups, bool kRows = false>
-__global__ void __launch_bounds__(fusedBlockThreads(kGroups), kFusedBlocksPerSm / kGroups)
+template <int kGroups, bool kRows = false, int kThreads = kFusedThreads>
+__global__ void __launch_bounds__(kGroups* kThreads, kFusedBlocksPerSm / kGroups)
     fusedBlurKernel(ConstRgbaView in, RgbaView out, int radius, BorderMode border, blur::Divider div,
                     int tile, int segLen) {
   static_assert(kGroups > 1 || !kRows, "alpha rows: the stacked form");
   waitForPriorGrid();
   releaseNextGrid();
   extern __shared__ FusedShared stacked[];  // kGroups > 1: stackedSharedBytes(kRows, segLen)
-  const int group = groupIndex<kGroups>(), t = groupThread<kGroups>();
+  const int group = groupIndex<kGroups, kThreads>(), t = groupThread<kGroups, kThreads>();
   FusedShared* shared = stacked + group;
   if constexpr (kGroups == 1) {
     __shared__ FusedShared single;  // 13.2 KB: static, no opt-in
@@ -363,8 +365,8 @@ __global__ void __launch_bounds__(fusedBlockThreads(kGroups), kFusedBlocksPerSm 
   if constexpr (kGroups == 1) {
     fusedFirstWindow(in, cols, y0 - radius, 2 * radius + 1, border, rb, ga);
   } else {
-    fusedStackedWindow<kRows>(in, cols, yb, y0, y1, segLen, radius, border, stacked, alphaRows,
-                              min(h, yb + kGroups * segLen), rb, ga);
+    fusedStackedWindow<kRows, kThreads>(in, cols, yb, y0, y1, segLen, radius, border, stacked, alphaRows,
+                                        min(h, yb + kGroups * segLen), rb, ga);
     if (y0 >= y1) return;  // a group below the frame (the last block's): past its last block barrier
   }
   if (t == 0) sh.prefix[0][3] = sh.prefix[1][3] = sh.prefix[2][3] = 0;  // P(0), never overwritten
@@ -382,9 +384,9 @@ __global__ void __launch_bounds__(fusedBlockThreads(kGroups), kFusedBlocksPerSm 
     }
     if constexpr (!kRows)
       cols.load(imageRow(in, min(y + 1, y1 - 1)), next);  // past the segment: a harmless repeat
-    fusedScanRow<kGroups, !kRows>(sh, rb, ga, centre);
-    fusedOutputRow<kGroups>(sh, kRows ? alphaRows + (y - yb) * kFusedSpan : sh.alpha, out.row(y) + x0, tileW,
-                            radius, off, div);
+    fusedScanRow<kGroups, !kRows, kThreads>(sh, rb, ga, centre);
+    fusedOutputRow<kGroups, kThreads>(sh, kRows ? alphaRows + (y - yb) * kFusedSpan : sh.alpha,
+                                      out.row(y) + x0, tileW, radius, off, div);
 #pragma unroll
     for (int k = 0; k < kFusedItems; ++k) {
       rb[k] += blur::lanesRb(add[k]) - blur::lanesRb(sub[k]);
@@ -409,9 +411,9 @@ __global__ void __launch_bounds__(fusedBlockThreads(kGroups), kFusedBlocksPerSm 
 struct FusedGrid {
   int tile, tiles, rows, segments;
 };
-FusedGrid fusedGrid(int w, int h, int r, int smCount, int groups) {
+FusedGrid fusedGrid(int w, int h, int r, int smCount, int groups, int span = kFusedSpan) {
   FusedGrid g{};
-  const int widest = kFusedSpan - 2 * r - (kFusedItems - 1);  // a tile's span starts up to 3 columns early
+  const int widest = span - 2 * r - (kFusedItems - 1);  // a tile's span starts up to 3 columns early
   g.tiles = (w + widest - 1) / widest;
   g.tile = (w + g.tiles - 1) / g.tiles;
   const int segments = std::max(1, kFusedBlocksPerSm * smCount / g.tiles);
@@ -421,11 +423,11 @@ FusedGrid fusedGrid(int w, int h, int r, int smCount, int groups) {
   return g;
 }
 
-template <int kGroups, bool kRows = false>
+template <int kGroups, bool kRows = false, int kThreads = kFusedThreads>
 void launchFused(const FusedGrid& g, ConstRgbaView in, RgbaView out, int radius, BorderMode border, bool pdl,
                  cudaStream_t stream) {
   const blur::Divider div = blur::makeHighDivider(uint32_t(2 * radius + 1) * uint32_t(2 * radius + 1));
-  launchKernel(fusedBlurKernel<kGroups, kRows>, dim3(g.tiles, g.segments), dim3(fusedBlockThreads(kGroups)),
+  launchKernel(fusedBlurKernel<kGroups, kRows, kThreads>, dim3(g.tiles, g.segments), dim3(kGroups * kThreads),
                kGroups == 1 ? 0 : stackedSharedBytes(kRows, g.rows), stream, pdl, in, out, radius, border,
                div, g.tile, g.rows);
 }
@@ -436,6 +438,8 @@ size_t prepareFusedPasses(size_t sharedOptin) {
   VP_CUDA_CHECK(cudaFuncSetAttribute(fusedBlurKernel<kStackedGroups>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, int(kStackedSharedBytes)));
   VP_CUDA_CHECK(cudaFuncSetAttribute(fusedBlurKernel<kStackedGroups, true>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, int(sharedOptin)));
+  VP_CUDA_CHECK(cudaFuncSetAttribute(fusedBlurKernel<kStackedGroups, true, kNarrowThreads>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, int(sharedOptin)));
   return sharedOptin;
 }
@@ -448,6 +452,20 @@ void launchFusedPass(bool stacked, ConstRgbaView in, RgbaView out, int radius, B
     return;
   }
   const FusedGrid g = fusedGrid(in.width, in.height, radius, limits.smCount, kStackedGroups);
+  // Experiment: groups of kNarrowThreads where their tiles take fewer threads in all (1), or always (2).
+  static const int narrow = [] {
+    const char* e = std::getenv("VP_EXP_FUSED_GROUP");
+    return e ? std::atoi(e) : 0;
+  }();
+  if (narrow) {
+    const FusedGrid n =
+        fusedGrid(in.width, in.height, radius, limits.smCount, kStackedGroups, kNarrowThreads * kFusedItems);
+    if ((narrow == 2 || n.tiles * kNarrowThreads < g.tiles * kFusedThreads) &&
+        stackedSharedBytes(true, n.rows) <= limits.stackedShared) {
+      launchFused<kStackedGroups, true, kNarrowThreads>(n, in, out, radius, border, pdl, stream);
+      return;
+    }
+  }
   // Alpha rows where they fit (a tall, very wide frame's segments may not).
   if (stackedSharedBytes(true, g.rows) <= limits.stackedShared)
     launchFused<kStackedGroups, true>(g, in, out, radius, border, pdl, stream);

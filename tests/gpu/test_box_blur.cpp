@@ -368,8 +368,11 @@ TEST(BoxBlurGpu, MatchesCpuOnSmallImages) {
 
 TEST(BoxBlurGpu, MatchesCpuOnLargeImages) {
   VP_REQUIRE_GPU();
-  expectGpuMatchesCpu(
-      {{{1921, 1081}, {1920, 1080}}, {0, 1, 2, 7, 15, 30, 50, 100, 128}, {1, 2, 3}, {false, true}, {}});
+  expectGpuMatchesCpu({{{1921, 1081}, {1920, 1080}, {1280, 720}},
+                       {0, 1, 2, 7, 15, 30, 40, 50, 100, 128},
+                       {1, 2, 3},
+                       {false, true},
+                       {}});
 }
 
 // 4K: the strips, then the stacked fused pass with its rows' alpha in shared memory.
@@ -421,7 +424,8 @@ TEST(BoxBlurPolicy, ShippedConfigurations) {
   EXPECT_EQ(name(hd, 10), "fused-stacked");
   EXPECT_EQ(name(hd, 15), "fused-stacked");
   EXPECT_EQ(name(hd, 30), "fused-stacked");
-  EXPECT_EQ(name(hd, 31), "columns");
+  EXPECT_EQ(name(hd, 40), "fused-stacked");
+  EXPECT_EQ(name(hd, 41), "columns");
   EXPECT_EQ(name(hd, 50), "columns");
   EXPECT_EQ(name(uhd, 50), "fused-stacked");
   EXPECT_EQ(name(uhd, 51), "fused-stacked");

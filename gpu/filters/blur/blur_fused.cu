@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 
 namespace vp::blur {
 namespace {
@@ -20,7 +19,7 @@ constexpr int kFusedItems = 4;                           //   span columns per t
 constexpr int kFusedSpan = kFusedThreads * kFusedItems;  // tile + 2r halo columns, at most
 constexpr int kFusedBatch = 4;        //   first-window rows whose loads are issued together
 constexpr int kFusedBlocksPerSm = 4;  //   register cap (64) and the grid's target (groups, when stacked)
-constexpr int kNarrowThreads = 192;   // experiment: stacked groups of 6 warps (768 span columns)
+constexpr int kNarrowThreads = 192;   // stacked groups of 6 warps (768 span columns) where tiles fit them
 constexpr int kStackedGroups = 4;     // stacked form: groups of kFusedThreads a block, a segment each
 static_assert(kFusedItems == 4, "the fused pass stores a thread's prefix and alphas as one uint4 / uint32");
 
@@ -321,17 +320,17 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
 }
 
 // Fused pass (both axes, one kernel): a block owns `tile` output columns from x0 and
-// `segLen` output rows (kGroups == 1; stacked: kGroups groups of kFusedThreads, group g the
+// `segLen` output rows (kGroups == 1; stacked: kGroups groups of kThreads, group g the
 // segLen rows after group g - 1's, each with its own shared memory and barrier); its span is
-// the tile plus r halo columns each side, started on the
-// multiple of 4 at or before x0 - r (<= 1024 columns), kFusedItems columns per thread, so a
+// the tile plus r halo columns each side, started on the multiple of 4 at or before
+// x0 - r (<= 4 kThreads columns), kFusedItems columns per thread, so a
 // thread's columns are one 16-byte load in aligned views. Each thread slides the vertical
 // window sums of its columns down the rows as columnSlideKernel does (R|B and G|A lanes),
 // then per row the block scans the span's sums into a shared prefix and each output pixel
 // takes one prefix difference per channel: no sums buffer, one launch. The loads for the
 // slide after row y (and the next centre row) are issued before row y's scan, so their
 // latency hides behind its barriers and outputs. Requires 1 <= radius and
-// tile + 2r + 3 <= 1024. kRows (stacked): the alpha of every row of the block kept in shared
+// tile + 2r + 3 <= 4 kThreads. kRows (stacked): the alpha of every row of the block kept in shared
 // memory after kStackedSharedBytes, each row written once from a load the sums need anyway,
 // so no centre row is loaded (a third of the row loop's loads).
 template <int kGroups, bool kRows = false, int kThreads = kFusedThreads>
@@ -407,7 +406,10 @@ __global__ void __launch_bounds__(kGroups* kThreads, kFusedBlocksPerSm / kGroups
 // window row costs a thread ~30 instructions (4 loads and lane sums), an output row ~400
 // (three rows of loads, scan, 4 outputs), so 2r+1 window rows ~ r/7 output rows. A stacked
 // block's chained windows (2r+1 + 6 rows window rows in all) serve its four segments, so
-// each segment needs only r/16.
+// each segment needs only r/16. The blocks down a tile column are counted first, so the grid
+// never exceeds its one wave (a stacked block fills an SM): rows from segments, rounded,
+// made 133 blocks of 7 tiles on 132 SMs, the last running alone (2x the time).
+// `span`: the span columns of a group (kFusedThreads or kNarrowThreads, 4 columns a thread).
 struct FusedGrid {
   int tile, tiles, rows, segments;
 };
@@ -416,9 +418,9 @@ FusedGrid fusedGrid(int w, int h, int r, int smCount, int groups, int span = kFu
   const int widest = span - 2 * r - (kFusedItems - 1);  // a tile's span starts up to 3 columns early
   g.tiles = (w + widest - 1) / widest;
   g.tile = (w + g.tiles - 1) / g.tiles;
-  const int segments = std::max(1, kFusedBlocksPerSm * smCount / g.tiles);
+  const int blocks = std::max(1, kFusedBlocksPerSm * smCount / (g.tiles * groups));  // down a tile column
   const int least = (r + 4 * groups - 1) / (4 * groups);
-  g.rows = std::min(std::max((h + segments - 1) / segments, least), h);
+  g.rows = std::min(std::max((h + groups * blocks - 1) / (groups * blocks), least), h);
   g.segments = (h + groups * g.rows - 1) / (groups * g.rows);
   return g;
 }
@@ -452,19 +454,15 @@ void launchFusedPass(bool stacked, ConstRgbaView in, RgbaView out, int radius, B
     return;
   }
   const FusedGrid g = fusedGrid(in.width, in.height, radius, limits.smCount, kStackedGroups);
-  // Experiment: groups of kNarrowThreads where their tiles take fewer threads in all (1), or always (2).
-  static const int narrow = [] {
-    const char* e = std::getenv("VP_EXP_FUSED_GROUP");
-    return e ? std::atoi(e) : 0;
-  }();
-  if (narrow) {
-    const FusedGrid n =
-        fusedGrid(in.width, in.height, radius, limits.smCount, kStackedGroups, kNarrowThreads * kFusedItems);
-    if ((narrow == 2 || n.tiles * kNarrowThreads < g.tiles * kFusedThreads) &&
-        stackedSharedBytes(true, n.rows) <= limits.stackedShared) {
-      launchFused<kStackedGroups, true, kNarrowThreads>(n, in, out, radius, border, pdl, stream);
-      return;
-    }
+  // Groups of 6 warps where their tiles need fewer threads in all: a 1,920-column frame past
+  // r = 30 takes three 640-column tiles, which use ~710 of a 256-thread group's 1,024 span
+  // columns, and a 1,280-column frame two (docs/design/box_blur.md, "Group width").
+  const FusedGrid n =
+      fusedGrid(in.width, in.height, radius, limits.smCount, kStackedGroups, kNarrowThreads * kFusedItems);
+  if (n.tiles * kNarrowThreads < g.tiles * kFusedThreads &&
+      stackedSharedBytes(true, n.rows) <= limits.stackedShared) {
+    launchFused<kStackedGroups, true, kNarrowThreads>(n, in, out, radius, border, pdl, stream);
+    return;
   }
   // Alpha rows where they fit (a tall, very wide frame's segments may not).
   if (stackedSharedBytes(true, g.rows) <= limits.stackedShared)

@@ -30,7 +30,7 @@ BoxBlurPolicy selectBoxBlurPolicy(size_t columnSharedBytes, int width, int heigh
   // 16-byte row segments, and the two-pass forms lose to the stacked fused pass at every
   // radius. On short frames (1080p, 720p) the stacked pass's 1024-thread blocks are too few
   // to beat one segment a block below r = 10, and its first windows, though split among its
-  // groups, cost more than flat whole columns past r = 30.
+  // groups, cost more than flat whole columns past r = 40 (at 1080p r 50 a tie).
   const bool tall = blur::columnsPerBlock(height, columnSharedBytes) < 8;
   BoxBlurPolicy p{};
   if (width > 32 * blur::kRowChunk) {
@@ -60,19 +60,18 @@ BoxBlurPolicy selectBoxBlurPolicy(size_t columnSharedBytes, int width, int heigh
     p.evidence =
         "BM_BoxBlurGpuPass (H100, batched, 356271c): 1080p r 6 15.5 us against stacked 16.5 and slide 20.6, "
         "r 10 17.8 against stacked 17.5; 720p r 6 11.1 against stacked 11.4";
-  } else if (radius <= 30) {
+  } else if (radius <= 40) {
     p.pass = BlurPass::FusedStacked;
     p.evidence =
         "BM_BoxBlurGpuPass (H100, batched, 356271c): 1080p r 10 / 15 / 30 17.5 / 18.7 / 21.9 us against one "
-        "segment a block 17.8 / 20.8 / - and whole columns - / - / 24.1, r 50 29.0 against columns 24.4; "
-        "720p "
-        "r 15 / 30 13.8 / 16.3 against one segment 17.6 / 24.4 and columns 16.9";
+        "segment a block 17.8 / 20.8 / - and whole columns - / - / 24.1; with 6-warp groups (28da05a) 1080p "
+        "r 35 / 40 / 50 22.7 / 23.1 / 24.6 against columns 23.9 / 23.9 / 24.2, 720p r 30 13.8 against 16.8";
   } else {
     p.pass = BlurPass::WholeColumns;
     p.evidence =
-        "BM_BoxBlurGpuPass (H100, batched, 356271c): 1080p r 50 / 100 / 128 24.4 / 25.2 / 24.8 us against "
-        "the "
-        "stacked pass 29.0 / 38.0 / 43.5; 720p r 50 / 100 16.7 / 16.9 against 22.3 / 38.1; flat in r";
+        "BM_BoxBlurGpuPass (H100, batched, 356271c, 957ad1d): 1080p r 50 / 100 / 128 24.2 / 25.2 / 24.8 us "
+        "against the stacked pass (6-warp groups, 28da05a) 24.6 / 34.8 / -; 720p r 50 / 100 16.6 / 16.9 "
+        "against 18.8 / -; flat in r";
   }
   p.name = blurPassName(p.pass);
   return p;

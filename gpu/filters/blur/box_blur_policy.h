@@ -9,8 +9,9 @@
 //   fused          one kernel per pass for both axes (blur_fused.cu): 5 < r < 10 on short
 //                  frames
 //   fused-stacked  the same with four row segments a block, one above the other (their first
-//                  windows share rows): tall frames (whole-column blocks narrower than 8
-//                  columns: 4K), r > 5; short frames, 10 <= r <= 30
+//                  windows share rows; groups of 6 warps where their tiles need fewer
+//                  threads): tall frames (whole-column blocks narrower than 8 columns: 4K),
+//                  r > 5; short frames, 10 <= r <= 40
 //   slide          two passes, the sliding-window column pass, loads 4 rows at a time: no
 //                  longer chosen (the fused pass beat it at 1080p r 15); forced by the tests
 //                  and BM_BoxBlurGpuPass
@@ -18,7 +19,7 @@
 //                  chosen (the stacked fused pass beat it at 4K r 64..100); forced by the tests
 //                  and BM_BoxBlurGpuPass
 //   columns        two passes, whole columns per block with the prefix in shared memory:
-//                  short frames, r > 30
+//                  short frames, r > 40
 //
 // The two-pass configurations' row pass goes by width (BlurRowPass). Measured alternatives
 // that were dropped: docs/design/box_blur.md. Results never depend on the policy: every

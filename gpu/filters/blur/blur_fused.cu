@@ -20,7 +20,7 @@ constexpr int kFusedSpan = kFusedThreads * kFusedItems;  // tile + 2r halo colum
 constexpr int kFusedBatch = 4;        //   first-window rows whose loads are issued together
 constexpr int kFusedBlocksPerSm = 4;  //   register cap (64) and the grid's target (groups, when stacked)
 constexpr int kNarrowThreads = 192;   // stacked groups of 6 warps (768 span columns) where tiles fit them
-constexpr int kStackedGroups = 4;     // stacked form: groups of kFusedThreads a block, a segment each
+constexpr int kStackedGroups = 4;     // stacked form: groups a block (of either width), a segment each
 static_assert(kFusedItems == 4, "the fused pass stores a thread's prefix and alphas as one uint4 / uint32");
 
 // The fused pass's shared memory: the prefix P(k) of the span's vertical window sums per
@@ -44,7 +44,7 @@ constexpr size_t stackedSharedBytes(bool alphaRows, int segLen) {
   return kStackedSharedBytes + (alphaRows ? size_t(kStackedGroups) * size_t(segLen) * kFusedSpan : 0);
 }
 
-// The thread's group and its index in that group of kFusedThreads, and the group's barrier
+// The thread's group and its index in that group of kThreads, and the group's barrier
 // (the block's when it is one group, else named barrier 1 + group).
 template <int kGroups, int kThreads = kFusedThreads>
 __device__ __forceinline__ int groupIndex() {

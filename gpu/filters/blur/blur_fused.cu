@@ -406,9 +406,9 @@ __global__ void __launch_bounds__(kGroups* kThreads, kFusedBlocksPerSm / kGroups
 // window row costs a thread ~30 instructions (4 loads and lane sums), an output row ~400
 // (three rows of loads, scan, 4 outputs), so 2r+1 window rows ~ r/7 output rows. A stacked
 // block's chained windows (2r+1 + 6 rows window rows in all) serve its four segments, so
-// each segment needs only r/16. The blocks down a tile column are counted first, so the grid
-// never exceeds its one wave (a stacked block fills an SM): rows from segments, rounded,
-// made 133 blocks of 7 tiles on 132 SMs, the last running alone (2x the time).
+// each segment needs only r/16. The blocks down a tile column are counted first, so a stacked
+// grid (a block fills an SM) never exceeds one wave: blocks derived from rounded rows can
+// exceed the SMs by one (7 tiles: 133 on 132), and that block runs alone (2x the time).
 // `span`: the span columns of a group (kFusedThreads or kNarrowThreads, 4 columns a thread).
 struct FusedGrid {
   int tile, tiles, rows, segments;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 
 namespace vp::blur {
 namespace {
@@ -333,7 +334,7 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
 // tile + 2r + 3 <= 4 kThreads. kRows (stacked): the alpha of every row of the block kept in shared
 // memory after kStackedSharedBytes, each row written once from a load the sums need anyway,
 // so no centre row is loaded (a third of the row loop's loads).
-template <int kGroups, bool kRows = false, int kThreads = kFusedThreads>
+template <int kGroups, bool kRows = false, int kThreads = kFusedThreads, bool kAhead = false>
 __global__ void __launch_bounds__(kGroups* kThreads, kFusedBlocksPerSm / kGroups)
     fusedBlurKernel(ConstRgbaView in, RgbaView out, int radius, BorderMode border, blur::Divider div,
                     int tile, int segLen) {
@@ -371,15 +372,26 @@ __global__ void __launch_bounds__(kGroups* kThreads, kFusedBlocksPerSm / kGroups
   if (t == 0) sh.prefix[0][3] = sh.prefix[1][3] = sh.prefix[2][3] = 0;  // P(0), never overwritten
   uint32_t centre[kFusedItems] = {};
   if constexpr (!kRows) cols.load(imageRow(in, y0), centre);
-  for (int y = y0; y < y1; ++y) {
-    // Interior rows (the whole window inside the image) need no fold; the test is block-uniform.
-    uint32_t add[kFusedItems], sub[kFusedItems], next[kFusedItems] = {};
+  // Interior rows (the whole window inside the image) need no fold; the test is block-uniform.
+  const auto slideRows = [&](int y, uint32_t(&add)[kFusedItems], uint32_t(&sub)[kFusedItems]) {
     if (y >= radius && y + radius + 1 < h) {
       cols.load(imageRow(in, y + radius + 1), add);
       cols.load(imageRow(in, y - radius), sub);
     } else {
       cols.loadFolded(foldedRow(in, y + radius + 1, border), add);
       cols.loadFolded(foldedRow(in, y - radius, border), sub);
+    }
+  };
+  uint32_t aheadAdd[kFusedItems] = {}, aheadSub[kFusedItems] = {};
+  if constexpr (kAhead) slideRows(y0, aheadAdd, aheadSub);
+  for (int y = y0; y < y1; ++y) {
+    uint32_t add[kFusedItems], sub[kFusedItems], next[kFusedItems] = {};
+    if constexpr (kAhead) {
+#pragma unroll
+      for (int k = 0; k < kFusedItems; ++k) add[k] = aheadAdd[k], sub[k] = aheadSub[k];
+      slideRows(y + 1, aheadAdd, aheadSub);  // past the segment: a harmless, folded extra row
+    } else {
+      slideRows(y, add, sub);
     }
     if constexpr (!kRows)
       cols.load(imageRow(in, min(y + 1, y1 - 1)), next);  // past the segment: a harmless repeat
@@ -425,13 +437,20 @@ FusedGrid fusedGrid(int w, int h, int r, int smCount, int groups, int span = kFu
   return g;
 }
 
-template <int kGroups, bool kRows = false, int kThreads = kFusedThreads>
+template <int kGroups, bool kRows = false, int kThreads = kFusedThreads, bool kAhead = false>
 void launchFused(const FusedGrid& g, ConstRgbaView in, RgbaView out, int radius, BorderMode border, bool pdl,
                  cudaStream_t stream) {
   const blur::Divider div = blur::makeHighDivider(uint32_t(2 * radius + 1) * uint32_t(2 * radius + 1));
-  launchKernel(fusedBlurKernel<kGroups, kRows, kThreads>, dim3(g.tiles, g.segments), dim3(kGroups * kThreads),
-               kGroups == 1 ? 0 : stackedSharedBytes(kRows, g.rows), stream, pdl, in, out, radius, border,
-               div, g.tile, g.rows);
+  if constexpr (kRows && !kAhead) {
+    const char* e = std::getenv("VP_EXP_FUSED_AHEAD");
+    if (e && *e == '1') {
+      launchFused<kGroups, kRows, kThreads, true>(g, in, out, radius, border, pdl, stream);
+      return;
+    }
+  }
+  launchKernel(fusedBlurKernel<kGroups, kRows, kThreads, kAhead>, dim3(g.tiles, g.segments),
+               dim3(kGroups * kThreads), kGroups == 1 ? 0 : stackedSharedBytes(kRows, g.rows), stream, pdl,
+               in, out, radius, border, div, g.tile, g.rows);
 }
 
 }  // namespace
@@ -442,6 +461,10 @@ size_t prepareFusedPasses(size_t sharedOptin) {
   VP_CUDA_CHECK(cudaFuncSetAttribute(fusedBlurKernel<kStackedGroups, true>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, int(sharedOptin)));
   VP_CUDA_CHECK(cudaFuncSetAttribute(fusedBlurKernel<kStackedGroups, true, kNarrowThreads>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, int(sharedOptin)));
+  VP_CUDA_CHECK(cudaFuncSetAttribute(fusedBlurKernel<kStackedGroups, true, kFusedThreads, true>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize, int(sharedOptin)));
+  VP_CUDA_CHECK(cudaFuncSetAttribute(fusedBlurKernel<kStackedGroups, true, kNarrowThreads, true>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, int(sharedOptin)));
   return sharedOptin;
 }

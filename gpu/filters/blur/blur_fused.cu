@@ -252,8 +252,11 @@ __device__ __forceinline__ void fusedOutputRow(const FusedShared& sh, const unsi
 // sums D_g, and the 2r + 1 rows of W are split among the four groups so that each loads about
 // a quarter of the block's 2r + 1 + 6 segLen rows (four windows were 8r + 4): the first
 // group's window, alone, was the block's longest chain of loads. The words pass through shared
-// memory between two block barriers (it is free again after the second). Else each group sums
-// its own window.
+// memory between two block barriers (it is free again after the second). Where the windows
+// span four segments or more (2r + 1 >= 4 segLen) and the block keeps its alpha rows, the
+// union of the four windows (2r + 1 + 3 segLen rows) is loaded once instead, in chunks of
+// segLen rows, and the groups pass two partial sums each (6 slots) between the same barriers.
+// Else each group sums its own window.
 template <bool kRows, int kThreads = kFusedThreads>
 __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const FusedColumns& cols, int yb, int y0,
                                                    int y1, int segLen, int radius, BorderMode border,
@@ -272,6 +275,60 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
     fusedFirstWindow(in, cols, y0 - radius, n, border, rb, ga, [&](int i, const uint32_t(&p)[kFusedItems]) {
       if (i >= radius && y0 + i - radius < y1) keepRow(y0 + i - radius, p);
     });
+    return;
+  }
+  const auto add = [&](const uint4* w) {
+    const uint4 r4 = w[0], g4 = w[1];
+    rb[0] += r4.x, rb[1] += r4.y, rb[2] += r4.z, rb[3] += r4.w;
+    ga[0] += g4.x, ga[1] += g4.y, ga[2] += g4.z, ga[3] += g4.w;
+  };
+  const int q = n / segLen, e = n % segLen;  // group g's window: chunks g .. g+q-1, e rows of g+q
+  if (kRows && q >= kStackedGroups) {
+    // The block's window rows (the union of its windows, 2r+1 + 3 segLen rows from yb - r)
+    // each loaded once, in chunks of segLen rows: group g's window is c_g + M + the chunks
+    // q..q+g-1 + the first e rows of chunk q+g (c_j chunk j, M chunks 4..q-1). Group g loads
+    // chunk g, chunk q+g (its first e rows apart, P_g) and a share of M (M_g), and writes
+    // X_g = c_g + M_g (for the groups above it) and Y_g = M_g + c_{q+g} (for those below).
+    static_assert(kStackedGroups == 4, "the chunks' split names four groups");
+    const int top = yb - radius;  // union row 0
+    const auto sum = [&](int from, int count, uint32_t(&r)[kFusedItems], uint32_t(&g)[kFusedItems]) {
+      fusedFirstWindow(in, cols, top + from, count, border, r, g,
+                       [&](int i, const uint32_t(&p)[kFusedItems]) { keepRow(top + from + i, p); });
+    };
+    const auto put = [&](int slot, const uint32_t(&r)[kFusedItems], const uint32_t(&g)[kFusedItems]) {
+      uint4* w = reinterpret_cast<uint4*>(groups) + 2 * (slot * kThreads + t);
+      w[0] = make_uint4(r[0], r[1], r[2], r[3]);
+      w[1] = make_uint4(g[0], g[1], g[2], g[3]);
+    };
+    // M's rows [4 segLen, q segLen): groups 0..2 `extra` each beside their 2 segLen, group 3 the rest.
+    const int total = (q + 3) * segLen + e, extra = max(0, (total + 3) / 4 - 2 * segLen);
+    const int mFrom = min(q * segLen, 4 * segLen + group * extra);
+    const int mTo = group == 3 ? q * segLen : min(q * segLen, mFrom + extra);
+    // Two accumulators live at a time (a third, M_g, waits in the thread's own Y slot).
+    sum(mFrom, mTo - mFrom, rb, ga);
+    if (group < 3) put(3 + group, rb, ga);  // M_g, for Y_g
+    sum(group * segLen, segLen, rb, ga);
+    if (group > 0) put(group - 1, rb, ga);  // X_g: slots 0..2
+    uint32_t pr[kFusedItems] = {}, pg[kFusedItems] = {};
+    sum((q + group) * segLen, e, pr, pg);  // P_g
+#pragma unroll
+    for (int k = 0; k < kFusedItems; ++k) rb[k] += pr[k], ga[k] += pg[k];
+    if (group < 3) {
+      sum((q + group) * segLen + e, segLen - e, pr, pg);  // c_{q+g}
+      uint4* w = reinterpret_cast<uint4*>(groups) + 2 * ((3 + group) * kThreads + t);
+      const uint4 m0 = w[0], m1 = w[1];
+      w[0] = make_uint4(m0.x + pr[0], m0.y + pr[1], m0.z + pr[2], m0.w + pr[3]);
+      w[1] = make_uint4(m1.x + pg[0], m1.y + pg[1], m1.z + pg[2], m1.w + pg[3]);  // Y_g: slots 3..5
+    }
+    __syncthreads();
+    const uint4* words = reinterpret_cast<const uint4*>(groups) + 2 * t;
+#pragma unroll
+    for (int g = 1; g < kStackedGroups; ++g)
+      if (g > group) add(words + 2 * (g - 1) * kThreads);
+#pragma unroll
+    for (int g = 0; g < kStackedGroups - 1; ++g)
+      if (g < group) add(words + 2 * (3 + g) * kThreads);
+    __syncthreads();
     return;
   }
   uint4* words = reinterpret_cast<uint4*>(groups);  // [group][thread]: W's part, then [group - 1][thread]: D
@@ -305,11 +362,6 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
   words[2 * threadIdx.x] = make_uint4(rb[0], rb[1], rb[2], rb[3]);
   words[2 * threadIdx.x + 1] = make_uint4(ga[0], ga[1], ga[2], ga[3]);
   __syncthreads();
-  const auto add = [&](const uint4* w) {
-    const uint4 r4 = w[0], g4 = w[1];
-    rb[0] += r4.x, rb[1] += r4.y, rb[2] += r4.z, rb[3] += r4.w;
-    ga[0] += g4.x, ga[1] += g4.y, ga[2] += g4.z, ga[3] += g4.w;
-  };
 #pragma unroll
   for (int g = 0; g < kStackedGroups; ++g)
     if (g != group) add(words + 2 * (g * kThreads + t));

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 
 namespace vp::blur {
 namespace {
@@ -41,13 +40,8 @@ struct FusedShared {
 // bytes a row).
 constexpr size_t kStackedWindowBytes = (2 * kStackedGroups - 1) * kFusedThreads * 2 * sizeof(uint4);
 constexpr size_t kStackedSharedBytes = std::max(kStackedGroups * sizeof(FusedShared), kStackedWindowBytes);
-constexpr int kPieceSlots = 10;  // the pieces' window (kWindow 2, 3): a partial sum at each of 10 points
-constexpr size_t stackedAreaBytes(int window) {
-  return window >= 2 ? std::max(kStackedSharedBytes, size_t(kPieceSlots) * kFusedThreads * 2 * sizeof(uint4))
-                     : kStackedSharedBytes;
-}
-constexpr size_t stackedSharedBytes(bool alphaRows, int segLen, int window = 0) {
-  return stackedAreaBytes(window) + (alphaRows ? size_t(kStackedGroups) * size_t(segLen) * kFusedSpan : 0);
+constexpr size_t stackedSharedBytes(bool alphaRows, int segLen) {
+  return kStackedSharedBytes + (alphaRows ? size_t(kStackedGroups) * size_t(segLen) * kFusedSpan : 0);
 }
 
 // The thread's group and its index in that group of kThreads, and the group's barrier
@@ -263,7 +257,7 @@ __device__ __forceinline__ void fusedOutputRow(const FusedShared& sh, const unsi
 // union of the four windows (2r + 1 + 3 segLen rows) is loaded once instead, in chunks of
 // segLen rows, and the groups pass two partial sums each (6 slots) between the same barriers.
 // Else each group sums its own window.
-template <bool kRows, int kThreads = kFusedThreads, int kWindow = 0>
+template <bool kRows, int kThreads = kFusedThreads>
 __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const FusedColumns& cols, int yb, int y0,
                                                    int y1, int segLen, int radius, BorderMode border,
                                                    FusedShared* groups, unsigned char* alphaRows, int rowsEnd,
@@ -277,109 +271,17 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
     if constexpr (kRows)
       if (y >= yb && y < rowsEnd) keepAlpha(alphaRows, y - yb, s0, p);
   };
-  const auto add = [&](const uint4* w) {
-    const uint4 r4 = w[0], g4 = w[1];
-    rb[0] += r4.x, rb[1] += r4.y, rb[2] += r4.z, rb[3] += r4.w;
-    ga[0] += g4.x, ga[1] += g4.y, ga[2] += g4.z, ga[3] += g4.w;
-  };
-  // The pieces serve unchained segments too (segLen <= 2r+1), so they come first.
-  if (kWindow >= 2 && segLen <= n) {
-    // Pieces: the block's window rows U = 2r+1 + 3 segLen (from yb - r) each loaded once, a
-    // quarter of them by each group; S(p), the sum of the union's rows below p, is needed at
-    // the windows' ends (g segLen and g segLen + 2r+1). A group walks its rows [from, to)
-    // and stores its running sum at each such point in (from, to] and at `to` (the slots
-    // below); S(p) = that partial + the totals of the groups below p's owner.
-    static_assert(kStackedGroups == 4, "the pieces' split names four groups");
-    const int top = yb - radius, U = n + 3 * segLen;
-    const auto split = [&](int j) { return j * U / 4; };
-    // Slot i's point: 0..2 the groups' ends s1..s3, 3..5 segLen..3 segLen, 6..9 n..n + 3 segLen.
-    const auto point = [&](int i) {
-      return i < 3 ? split(i + 1) : i < 6 ? (i - 2) * segLen : n + (i - 6) * segLen;
-    };
-    const auto owner = [&](int x) { return int(split(1) < x) + int(split(2) < x) + int(split(3) < x); };
-    const int from = split(group), to = split(group + 1);
-    const auto nextPoint = [&](int pos) {  // the first point past pos, or `to`
-      int next = to;
-#pragma unroll
-      for (int i = 0; i < kPieceSlots; ++i) {
-        const int x = point(i);
-        if (x > pos && x < next) next = x;
-      }
-      return next;
-    };
-    const auto store = [&](int at) {  // the running sum into every slot whose point is `at`
-#pragma unroll
-      for (int i = 0; i < kPieceSlots; ++i)
-        if (point(i) == at) {
-          uint4* w = reinterpret_cast<uint4*>(groups) + 2 * (i * kThreads + t);
-          w[0] = make_uint4(rb[0], rb[1], rb[2], rb[3]);
-          w[1] = make_uint4(ga[0], ga[1], ga[2], ga[3]);
-        }
-    };
-    if constexpr (kWindow == 2) {
-      for (int pos = from; pos < to;) {
-        const int next = nextPoint(pos);
-        fusedFirstWindow(in, cols, top + pos, next - pos, border, rb, ga,
-                         [&](int i, const uint32_t(&p)[kFusedItems]) { keepRow(top + pos + i, p); });
-        store(next);
-        pos = next;
-      }
-    } else {
-      // One walk over [from, to) in batches of kFusedBatch rows whose loads are issued
-      // together, across the pieces' ends (a piece per fusedFirstWindow call ended each in
-      // single-row loads); the last batch's rows past `to` are not loaded.
-      int next = nextPoint(from);
-      for (int u = from; u < to; u += kFusedBatch) {
-        uint32_t p[kFusedBatch][kFusedItems];
-        const bool interior = top + u >= 0 && top + u + kFusedBatch <= in.height;
-#pragma unroll
-        for (int j = 0; j < kFusedBatch; ++j) {
-          if (u + j >= to)
-#pragma unroll
-            for (int k = 0; k < kFusedItems; ++k) p[j][k] = 0;
-          else if (interior)
-            cols.load(imageRow(in, top + u + j), p[j]);
-          else
-            cols.loadFolded(foldedRow(in, top + u + j, border), p[j]);
-        }
-#pragma unroll
-        for (int j = 0; j < kFusedBatch; ++j) {
-          if (u + j >= to) break;
-          keepRow(top + u + j, p[j]);
-#pragma unroll
-          for (int k = 0; k < kFusedItems; ++k)
-            rb[k] += blur::lanesRb(p[j][k]), ga[k] += blur::lanesGa(p[j][k]);
-          if (u + j + 1 == next) {
-            store(next);
-            next = nextPoint(next);
-          }
-        }
-      }
-    }
-    __syncthreads();
-    // Window = S(g segLen + n) - S(g segLen): the two partials and the totals in between.
-    const uint4* words = reinterpret_cast<const uint4*>(groups) + 2 * t;
-    const int lo = group == 0 ? 0 : owner(group * segLen), hi = owner(group * segLen + n);
-#pragma unroll
-    for (int k = 0; k < kFusedItems; ++k) rb[k] = ga[k] = 0;
-    add(words + 2 * (6 + group) * kThreads);
-    if (group > 0) {
-      const uint4 r4 = words[2 * (2 + group) * kThreads], g4 = words[2 * (2 + group) * kThreads + 1];
-      rb[0] -= r4.x, rb[1] -= r4.y, rb[2] -= r4.z, rb[3] -= r4.w;
-      ga[0] -= g4.x, ga[1] -= g4.y, ga[2] -= g4.z, ga[3] -= g4.w;
-    }
-#pragma unroll
-    for (int j = 0; j < 3; ++j)
-      if (j >= lo && j < hi) add(words + 2 * j * kThreads);
-    __syncthreads();
-    return;
-  }
   if (!chainedWindows(segLen, radius)) {
     fusedFirstWindow(in, cols, y0 - radius, n, border, rb, ga, [&](int i, const uint32_t(&p)[kFusedItems]) {
       if (i >= radius && y0 + i - radius < y1) keepRow(y0 + i - radius, p);
     });
     return;
   }
+  const auto add = [&](const uint4* w) {
+    const uint4 r4 = w[0], g4 = w[1];
+    rb[0] += r4.x, rb[1] += r4.y, rb[2] += r4.z, rb[3] += r4.w;
+    ga[0] += g4.x, ga[1] += g4.y, ga[2] += g4.z, ga[3] += g4.w;
+  };
   const int q = n / segLen, e = n % segLen;  // group g's window: chunks g .. g+q-1, e rows of g+q
   if (kRows && q >= kStackedGroups) {
     // The block's window rows (the union of its windows, 2r+1 + 3 segLen rows from yb - r)
@@ -483,7 +385,7 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
 // tile + 2r + 3 <= 4 kThreads. kRows (stacked): the alpha of every row of the block kept in shared
 // memory after kStackedSharedBytes, each row written once from a load the sums need anyway,
 // so no centre row is loaded (a third of the row loop's loads).
-template <int kGroups, bool kRows = false, int kThreads = kFusedThreads, int kWindow = 0>
+template <int kGroups, bool kRows = false, int kThreads = kFusedThreads>
 __global__ void __launch_bounds__(kGroups* kThreads, kFusedBlocksPerSm / kGroups)
     fusedBlurKernel(ConstRgbaView in, RgbaView out, int radius, BorderMode border, blur::Divider div,
                     int tile, int segLen) {
@@ -498,7 +400,7 @@ __global__ void __launch_bounds__(kGroups* kThreads, kFusedBlocksPerSm / kGroups
     shared = &single;
   }
   FusedShared& sh = *shared;
-  unsigned char* const alphaRows = reinterpret_cast<unsigned char*>(stacked) + stackedAreaBytes(kWindow);
+  unsigned char* const alphaRows = reinterpret_cast<unsigned char*>(stacked) + kStackedSharedBytes;
   const int w = in.width, h = in.height;
   const int x0 = blockIdx.x * tile, tileW = min(tile, w - x0);
   const int yb = blockIdx.y * kGroups * segLen;  // the block's first row
@@ -509,14 +411,13 @@ __global__ void __launch_bounds__(kGroups* kThreads, kFusedBlocksPerSm / kGroups
   const bool aligned = ((reinterpret_cast<uintptr_t>(in.data) | in.pitch) & 15u) == 0;
   const FusedColumns cols(spanX + s0, tileW + 2 * radius + off - s0, w, border, aligned);
   // kRows: rows up to here were kept by the window phase; later ones by the loop's `add` rows.
-  const bool unionWindows = kWindow >= 2 ? segLen <= 2 * radius + 1 : chainedWindows(segLen, radius);
-  const int lastKept = unionWindows ? yb + (kGroups - 1) * segLen + radius : y0 + radius;
+  const int lastKept = chainedWindows(segLen, radius) ? yb + (kGroups - 1) * segLen + radius : y0 + radius;
   uint32_t rb[kFusedItems] = {}, ga[kFusedItems] = {};
   if constexpr (kGroups == 1) {
     fusedFirstWindow(in, cols, y0 - radius, 2 * radius + 1, border, rb, ga);
   } else {
-    fusedStackedWindow<kRows, kThreads, kWindow>(in, cols, yb, y0, y1, segLen, radius, border, stacked,
-                                                 alphaRows, min(h, yb + kGroups * segLen), rb, ga);
+    fusedStackedWindow<kRows, kThreads>(in, cols, yb, y0, y1, segLen, radius, border, stacked, alphaRows,
+                                        min(h, yb + kGroups * segLen), rb, ga);
     if (y0 >= y1) return;  // a group below the frame (the last block's): past its last block barrier
   }
   if (t == 0) sh.prefix[0][3] = sh.prefix[1][3] = sh.prefix[2][3] = 0;  // P(0), never overwritten
@@ -576,29 +477,13 @@ FusedGrid fusedGrid(int w, int h, int r, int smCount, int groups, int span = kFu
   return g;
 }
 
-template <int kGroups, bool kRows = false, int kThreads = kFusedThreads, int kWindow = 0>
+template <int kGroups, bool kRows = false, int kThreads = kFusedThreads>
 void launchFused(const FusedGrid& g, ConstRgbaView in, RgbaView out, int radius, BorderMode border, bool pdl,
                  cudaStream_t stream) {
   const blur::Divider div = blur::makeHighDivider(uint32_t(2 * radius + 1) * uint32_t(2 * radius + 1));
-  launchKernel(fusedBlurKernel<kGroups, kRows, kThreads, kWindow>, dim3(g.tiles, g.segments),
-               dim3(kGroups * kThreads), kGroups == 1 ? 0 : stackedSharedBytes(kRows, g.rows, kWindow),
-               stream, pdl, in, out, radius, border, div, g.tile, g.rows);
-}
-
-// Experiment knob VP_EXP_FUSED_PIECES: 1 the window union in pieces wherever segLen <= 2r+1
-// (unchained segments included), 2 the pieces in one batched walk; alpha-row launches where
-// the pieces' 80 KB area fits.
-template <int kThreads>
-void launchRows(const FusedGrid& g, ConstRgbaView in, RgbaView out, int radius, BorderMode border,
-                size_t sharedLimit, bool pdl, cudaStream_t stream) {
-  const char* v = std::getenv("VP_EXP_FUSED_PIECES");
-  const int pieces = v ? std::atoi(v) : 0;
-  if (pieces == 1 && stackedSharedBytes(true, g.rows, 2) <= sharedLimit)
-    launchFused<kStackedGroups, true, kThreads, 2>(g, in, out, radius, border, pdl, stream);
-  else if (pieces == 2 && stackedSharedBytes(true, g.rows, 3) <= sharedLimit)
-    launchFused<kStackedGroups, true, kThreads, 3>(g, in, out, radius, border, pdl, stream);
-  else
-    launchFused<kStackedGroups, true, kThreads>(g, in, out, radius, border, pdl, stream);
+  launchKernel(fusedBlurKernel<kGroups, kRows, kThreads>, dim3(g.tiles, g.segments), dim3(kGroups * kThreads),
+               kGroups == 1 ? 0 : stackedSharedBytes(kRows, g.rows), stream, pdl, in, out, radius, border,
+               div, g.tile, g.rows);
 }
 
 }  // namespace
@@ -609,14 +494,6 @@ size_t prepareFusedPasses(size_t sharedOptin) {
   VP_CUDA_CHECK(cudaFuncSetAttribute(fusedBlurKernel<kStackedGroups, true>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, int(sharedOptin)));
   VP_CUDA_CHECK(cudaFuncSetAttribute(fusedBlurKernel<kStackedGroups, true, kNarrowThreads>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, int(sharedOptin)));
-  VP_CUDA_CHECK(cudaFuncSetAttribute(fusedBlurKernel<kStackedGroups, true, kFusedThreads, 2>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, int(sharedOptin)));
-  VP_CUDA_CHECK(cudaFuncSetAttribute(fusedBlurKernel<kStackedGroups, true, kFusedThreads, 3>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, int(sharedOptin)));
-  VP_CUDA_CHECK(cudaFuncSetAttribute(fusedBlurKernel<kStackedGroups, true, kNarrowThreads, 2>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize, int(sharedOptin)));
-  VP_CUDA_CHECK(cudaFuncSetAttribute(fusedBlurKernel<kStackedGroups, true, kNarrowThreads, 3>,
                                      cudaFuncAttributeMaxDynamicSharedMemorySize, int(sharedOptin)));
   return sharedOptin;
 }
@@ -636,12 +513,12 @@ void launchFusedPass(bool stacked, ConstRgbaView in, RgbaView out, int radius, B
       fusedGrid(in.width, in.height, radius, limits.smCount, kStackedGroups, kNarrowThreads * kFusedItems);
   if (n.tiles * kNarrowThreads < g.tiles * kFusedThreads &&
       stackedSharedBytes(true, n.rows) <= limits.stackedShared) {
-    launchRows<kNarrowThreads>(n, in, out, radius, border, limits.stackedShared, pdl, stream);
+    launchFused<kStackedGroups, true, kNarrowThreads>(n, in, out, radius, border, pdl, stream);
     return;
   }
   // Alpha rows where they fit (a tall, very wide frame's segments may not).
   if (stackedSharedBytes(true, g.rows) <= limits.stackedShared)
-    launchRows<kFusedThreads>(g, in, out, radius, border, limits.stackedShared, pdl, stream);
+    launchFused<kStackedGroups, true>(g, in, out, radius, border, pdl, stream);
   else
     launchFused<kStackedGroups>(g, in, out, radius, border, pdl, stream);
 }

@@ -5,6 +5,7 @@
 #include "gpu/cuda/launch.cuh"
 #include "gpu/cuda/warp_reduce.cuh"  // warpSum, scanUpStep
 #include "gpu/filters/blur/blur_passes.h"
+#include "gpu/filters/blur/blur_stacked.h"  // kStackedGroups, chainedWindows, windowChunks
 #include "gpu/filters/blur/box_blur_math.h"
 
 #include <algorithm>
@@ -20,7 +21,6 @@ constexpr int kFusedSpan = kFusedThreads * kFusedItems;  // tile + 2r halo colum
 constexpr int kFusedBatch = 4;        //   first-window rows whose loads are issued together
 constexpr int kFusedBlocksPerSm = 4;  //   register cap (64) and the grid's target (groups, when stacked)
 constexpr int kNarrowThreads = 192;   // stacked groups of 6 warps (768 span columns) where tiles fit them
-constexpr int kStackedGroups = 4;     // stacked form: groups a block (of either width), a segment each
 static_assert(kFusedItems == 4, "the fused pass stores a thread's prefix and alphas as one uint4 / uint32");
 
 // The fused pass's shared memory: the prefix P(k) of the span's vertical window sums per
@@ -181,7 +181,6 @@ __device__ __forceinline__ void keepAlpha(unsigned char* alphaRows, int row, int
 
 // Whether a stacked block's segments chain their first windows: two segments' windows
 // overlap by more than a segment (fusedStackedWindow). Block-uniform.
-__device__ __forceinline__ bool chainedWindows(int segLen, int radius) { return 2 * segLen < 2 * radius + 1; }
 
 // The block's exclusive prefix of the span's vertical sums (R, G, B) and the alpha bytes
 // into shared memory. Two barriers: after the warp totals are written, and after the
@@ -289,7 +288,7 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
     // q..q+g-1 + the first e rows of chunk q+g (c_j chunk j, M chunks 4..q-1). Group g loads
     // chunk g, chunk q+g (its first e rows apart, P_g) and a share of M (M_g), and writes
     // X_g = c_g + M_g (for the groups above it) and Y_g = M_g + c_{q+g} (for those below).
-    static_assert(kStackedGroups == 4, "the chunks' split names four groups");
+    const WindowChunks c = windowChunks(segLen, radius, group);
     const int top = yb - radius;  // union row 0
     const auto sum = [&](int from, int count, uint32_t(&r)[kFusedItems], uint32_t(&g)[kFusedItems]) {
       fusedFirstWindow(in, cols, top + from, count, border, r, g,
@@ -300,12 +299,8 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
       w[0] = make_uint4(r[0], r[1], r[2], r[3]);
       w[1] = make_uint4(g[0], g[1], g[2], g[3]);
     };
-    // M's rows [4 segLen, q segLen): groups 0..2 `extra` each beside their 2 segLen, group 3 the rest.
-    const int total = (q + 3) * segLen + e, extra = max(0, (total + 3) / 4 - 2 * segLen);
-    const int mFrom = min(q * segLen, 4 * segLen + group * extra);
-    const int mTo = group == 3 ? q * segLen : min(q * segLen, mFrom + extra);
     // Two accumulators live at a time (a third, M_g, waits in the thread's own Y slot).
-    sum(mFrom, mTo - mFrom, rb, ga);
+    sum(c.mFrom, c.mTo - c.mFrom, rb, ga);
     if (group < 3) put(3 + group, rb, ga);  // M_g, for Y_g
     sum(group * segLen, segLen, rb, ga);
     if (group > 0) put(group - 1, rb, ga);  // X_g: slots 0..2

@@ -179,9 +179,6 @@ __device__ __forceinline__ void keepAlpha(unsigned char* alphaRows, int row, int
   *reinterpret_cast<uint32_t*>(alphaRows + row * kFusedSpan + s0) = alphaBytes(v);
 }
 
-// Whether a stacked block's segments chain their first windows: two segments' windows
-// overlap by more than a segment (fusedStackedWindow). Block-uniform.
-
 // The block's exclusive prefix of the span's vertical sums (R, G, B) and the alpha bytes
 // into shared memory. Two barriers: after the warp totals are written, and after the
 // prefix is; the next row's writes come after its first barrier, which every thread

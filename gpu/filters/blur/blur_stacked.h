@@ -14,7 +14,7 @@ namespace vp::blur {
 constexpr int kStackedGroups = 4;  // groups a block (of either width), a segment each
 
 // Two segments' windows overlap by more than a segment: group g's window is chained from
-// group 0's (the D-chain), or taken from the union in chunks (below).
+// group 0's (the D-chain), or taken from the union in chunks (below). Block-uniform.
 __host__ __device__ inline bool chainedWindows(int segLen, int radius) { return 2 * segLen < 2 * radius + 1; }
 
 // The union of the block's four windows, 2r + 1 + 3 segLen rows from yb - r, in chunks c_j of

@@ -22,7 +22,8 @@ TEST(BoxBlurStackedOnHost, WindowChunksLoadTheUnionOnceAndSumEachWindow) {
   int served = 0;
   for (int r = 1; r <= kMaxBlurRadius; ++r)
     for (int segLen = 1; (2 * r + 1) / segLen >= kStackedGroups; ++segLen) {
-      const int n = 2 * r + 1, rows = n + 3 * segLen;  // the union, row 0 = the block's first row - r
+      const int n = 2 * r + 1, q = n / segLen, e = n % segLen;
+      const int rows = n + 3 * segLen;  // the union, row 0 = the block's first row - r
       std::vector<uint32_t> value(rows);
       for (uint32_t& v : value) v = rng();
       std::vector<int> loads(rows, 0);
@@ -35,16 +36,14 @@ TEST(BoxBlurStackedOnHost, WindowChunksLoadTheUnionOnceAndSumEachWindow) {
       uint32_t own[kStackedGroups], x[kStackedGroups] = {}, y[kStackedGroups] = {};
       for (int g = 0; g < kStackedGroups; ++g) {
         const blur::WindowChunks c = blur::windowChunks(segLen, r, g);
-        ASSERT_EQ(c.q, n / segLen);
-        ASSERT_EQ(c.e, n % segLen);
         int groupLoads = 0;
         const uint32_t m = load(c.mFrom, c.mTo - c.mFrom, groupLoads);
         const uint32_t chunk = load(g * segLen, segLen, groupLoads);
-        const uint32_t head = load((c.q + g) * segLen, c.e, groupLoads);
+        const uint32_t head = load((q + g) * segLen, e, groupLoads);
         own[g] = m + chunk + head;
         x[g] = chunk + m;            // read by the groups above g
         if (g < kStackedGroups - 1)  // Y_g = M_g + c_{q+g}, read by the groups below
-          y[g] = m + head + load((c.q + g) * segLen + c.e, segLen - c.e, groupLoads);
+          y[g] = m + head + load((q + g) * segLen + e, segLen - e, groupLoads);
         ASSERT_LE(groupLoads, std::max(2 * segLen, (rows + kStackedGroups - 1) / kStackedGroups))
             << "r " << r << " segLen " << segLen << " group " << g;
       }

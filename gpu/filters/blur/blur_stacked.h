@@ -22,8 +22,8 @@ __host__ __device__ inline bool chainedWindows(int segLen, int radius) { return 
 // c_g, M = c_4 .. c_{q-1}, c_q .. c_{q+g-1} and the first e rows of c_{q+g}. Group g loads
 // c_g, c_{q+g} (group 3 only its first e rows) and M's union rows [mFrom, mTo): groups 0..2
 // take a share beside their 2 segLen rows, group 3 the rest, so each loads about a quarter.
+// (2r + 1 = q segLen + e.)
 struct WindowChunks {
-  int q, e;  // (2r + 1) = q segLen + e
   int mFrom, mTo;
 };
 __host__ __device__ inline WindowChunks windowChunks(int segLen, int radius, int group) {
@@ -35,7 +35,7 @@ __host__ __device__ inline WindowChunks windowChunks(int segLen, int radius, int
   const int total = (q + 3) * segLen + e, extra = max(0, (total + 3) / 4 - 2 * segLen);
   const int from = min(q * segLen, 4 * segLen + group * extra);
   const int to = group == 3 ? q * segLen : min(q * segLen, from + extra);
-  return {q, e, from, to};
+  return {from, to};
 }
 
 }  // namespace vp::blur

@@ -179,6 +179,20 @@ __device__ __forceinline__ void keepAlpha(unsigned char* alphaRows, int row, int
   *reinterpret_cast<uint32_t*>(alphaRows + row * kFusedSpan + s0) = alphaBytes(v);
 }
 
+// A thread's window sums (R | B and G | A lanes of its four columns) as the two 16-byte words
+// the stacked pass's groups exchange through shared memory, and back.
+__device__ __forceinline__ void storeSums(uint4* w, const uint32_t (&rb)[kFusedItems],
+                                          const uint32_t (&ga)[kFusedItems]) {
+  w[0] = make_uint4(rb[0], rb[1], rb[2], rb[3]);
+  w[1] = make_uint4(ga[0], ga[1], ga[2], ga[3]);
+}
+__device__ __forceinline__ void addSums(const uint4* w, uint32_t (&rb)[kFusedItems],
+                                        uint32_t (&ga)[kFusedItems]) {
+  const uint4 r4 = w[0], g4 = w[1];
+  rb[0] += r4.x, rb[1] += r4.y, rb[2] += r4.z, rb[3] += r4.w;
+  ga[0] += g4.x, ga[1] += g4.y, ga[2] += g4.z, ga[3] += g4.w;
+}
+
 // The block's exclusive prefix of the span's vertical sums (R, G, B) and the alpha bytes
 // into shared memory. Two barriers: after the warp totals are written, and after the
 // prefix is; the next row's writes come after its first barrier, which every thread
@@ -273,11 +287,7 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
     });
     return;
   }
-  const auto add = [&](const uint4* w) {
-    const uint4 r4 = w[0], g4 = w[1];
-    rb[0] += r4.x, rb[1] += r4.y, rb[2] += r4.z, rb[3] += r4.w;
-    ga[0] += g4.x, ga[1] += g4.y, ga[2] += g4.z, ga[3] += g4.w;
-  };
+  const auto add = [&](const uint4* w) { addSums(w, rb, ga); };
   const int q = n / segLen, e = n % segLen;  // group g's window: chunks g .. g+q-1, e rows of g+q
   if (kRows && q >= kStackedGroups) {
     // The block's window rows (the union of its windows, 2r+1 + 3 segLen rows from yb - r)
@@ -292,9 +302,7 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
                        [&](int i, const uint32_t(&p)[kFusedItems]) { keepRow(top + from + i, p); });
     };
     const auto put = [&](int slot, const uint32_t(&r)[kFusedItems], const uint32_t(&g)[kFusedItems]) {
-      uint4* w = reinterpret_cast<uint4*>(groups) + 2 * (slot * kThreads + t);
-      w[0] = make_uint4(r[0], r[1], r[2], r[3]);
-      w[1] = make_uint4(g[0], g[1], g[2], g[3]);
+      storeSums(reinterpret_cast<uint4*>(groups) + 2 * (slot * kThreads + t), r, g);
     };
     // Two accumulators live at a time (a third, M_g, waits in the thread's own Y slot).
     sum(c.mFrom, c.mTo - c.mFrom, rb, ga);
@@ -307,10 +315,9 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
     for (int k = 0; k < kFusedItems; ++k) rb[k] += pr[k], ga[k] += pg[k];
     if (group < 3) {
       sum((q + group) * segLen + e, segLen - e, pr, pg);  // c_{q+g}
-      uint4* w = reinterpret_cast<uint4*>(groups) + 2 * ((3 + group) * kThreads + t);
-      const uint4 m0 = w[0], m1 = w[1];
-      w[0] = make_uint4(m0.x + pr[0], m0.y + pr[1], m0.z + pr[2], m0.w + pr[3]);
-      w[1] = make_uint4(m1.x + pg[0], m1.y + pg[1], m1.z + pg[2], m1.w + pg[3]);  // Y_g: slots 3..5
+      uint4* y = reinterpret_cast<uint4*>(groups) + 2 * ((3 + group) * kThreads + t);
+      addSums(y, pr, pg);    // + M_g
+      storeSums(y, pr, pg);  // Y_g: slots 3..5
     }
     __syncthreads();
     const uint4* words = reinterpret_cast<const uint4*>(groups) + 2 * t;
@@ -339,9 +346,7 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
         ga[k] += blur::lanesGa(add[k]) - blur::lanesGa(sub[k]);
       }
     }
-    const int d = 2 * ((group - 1) * kThreads + t);
-    diffs[d] = make_uint4(rb[0], rb[1], rb[2], rb[3]);
-    diffs[d + 1] = make_uint4(ga[0], ga[1], ga[2], ga[3]);
+    storeSums(diffs + 2 * ((group - 1) * kThreads + t), rb, ga);
 #pragma unroll
     for (int k = 0; k < kFusedItems; ++k) rb[k] = ga[k] = 0;
   }
@@ -351,8 +356,7 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
   const int last = min(n, share + group * (share - m));
   fusedFirstWindow(in, cols, yb - radius + first, last - first, border, rb, ga,
                    [&](int i, const uint32_t(&p)[kFusedItems]) { keepRow(yb - radius + first + i, p); });
-  words[2 * threadIdx.x] = make_uint4(rb[0], rb[1], rb[2], rb[3]);
-  words[2 * threadIdx.x + 1] = make_uint4(ga[0], ga[1], ga[2], ga[3]);
+  storeSums(words + 2 * threadIdx.x, rb, ga);
   __syncthreads();
 #pragma unroll
   for (int g = 0; g < kStackedGroups; ++g)

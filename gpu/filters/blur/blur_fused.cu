@@ -287,7 +287,6 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
     });
     return;
   }
-  const auto add = [&](const uint4* w) { addSums(w, rb, ga); };
   const int q = n / segLen, e = n % segLen;  // group g's window: chunks g .. g+q-1, e rows of g+q
   if (kRows && q >= kStackedGroups) {
     // The block's window rows (the union of its windows, 2r+1 + 3 segLen rows from yb - r)
@@ -323,10 +322,10 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
     const uint4* words = reinterpret_cast<const uint4*>(groups) + 2 * t;
 #pragma unroll
     for (int g = 1; g < kStackedGroups; ++g)
-      if (g > group) add(words + 2 * (g - 1) * kThreads);
+      if (g > group) addSums(words + 2 * (g - 1) * kThreads, rb, ga);
 #pragma unroll
     for (int g = 0; g < kStackedGroups - 1; ++g)
-      if (g < group) add(words + 2 * (3 + g) * kThreads);
+      if (g < group) addSums(words + 2 * (3 + g) * kThreads, rb, ga);
     __syncthreads();
     return;
   }
@@ -360,10 +359,10 @@ __device__ __forceinline__ void fusedStackedWindow(ConstRgbaView in, const Fused
   __syncthreads();
 #pragma unroll
   for (int g = 0; g < kStackedGroups; ++g)
-    if (g != group) add(words + 2 * (g * kThreads + t));
+    if (g != group) addSums(words + 2 * (g * kThreads + t), rb, ga);
 #pragma unroll
   for (int g = 1; g < kStackedGroups; ++g)
-    if (g <= group) add(diffs + 2 * ((g - 1) * kThreads + t));
+    if (g <= group) addSums(diffs + 2 * ((g - 1) * kThreads + t), rb, ga);
   __syncthreads();
 }
 
